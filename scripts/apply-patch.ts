@@ -1,0 +1,18 @@
+// pnpm apply-patch [--cwd DIR] [--expect PATH=SHA256]... [--atomic] [--json] [FILE|-]
+// The standalone patch tool of the newest chapter that has one (chapter 04 onwards).
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { listChapters } from "./lib/chapters.ts";
+import { runChapterModule, userArgs } from "./lib/run-chapter-module.ts";
+
+const cli = listChapters()
+  .map((c) => join(c.dir, "src", "apply-patch-cli.ts"))
+  .filter((path) => existsSync(path))
+  .at(-1);
+if (cli === undefined) {
+  console.error(
+    "pnpm apply-patch: no chapter has src/apply-patch-cli.ts yet (it arrives in chapter 04).",
+  );
+  process.exit(2);
+}
+await runChapterModule(cli, userArgs(process.argv.slice(2)));

@@ -1,0 +1,188 @@
+// Keeps the chapter snapshots honest.
+//
+//   pnpm chapters:check   fails when a chapter differs from the previous one outside its lesson
+//   pnpm chapters:sync    carries every non-lesson file forward from chapter N-1 to N (N = 2..7)
+//
+// Each chapter's chapter.json lists the files its lesson adds, changes or deletes. Everything else
+// must be byte-identical to the previous chapter. A fix made in chapter 2 reaches chapters 3..7 by
+// one `pnpm chapters:sync`: files a later chapter does not change are copied, and files it does
+// change get a three-way merge (git merge-file) of the fix into that chapter's version.
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import {
+  ROOT,
+  isLessonPath,
+  listChapters,
+  readIfExists,
+  sameBytes,
+  snapshotFiles,
+  type Chapter,
+} from "./lib/chapters.ts";
+
+function rel(chapter: Chapter, file: string): string {
+  return relative(ROOT, join(chapter.dir, file));
+}
+
+/** The committed bytes of a file, the base of a three-way merge. */
+function committed(chapter: Chapter, file: string): Buffer | undefined {
+  try {
+    return execFileSync("git", ["show", `HEAD:${rel(chapter, file)}`], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "ignore"],
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+function pairs(): Array<[Chapter, Chapter]> {
+  const chapters = listChapters();
+  return chapters.slice(1).map((c, i) => [chapters[i]!, c]);
+}
+
+function check(): number {
+  const problems: string[] = [];
+  for (const [prev, next] of pairs()) {
+    const files = new Set([...snapshotFiles(prev), ...snapshotFiles(next)]);
+    for (const file of [...files].sort()) {
+      const same = sameBytes(
+        readIfExists(join(prev.dir, file)),
+        readIfExists(join(next.dir, file)),
+      );
+      const lesson = isLessonPath(next, file);
+      if (!same && !lesson) {
+        problems.push(
+          `${rel(next, file)} differs from ${rel(prev, file)} but is not part of chapter ${next.number}'s lesson.\n` +
+            `    If chapter ${prev.number} was fixed: run \`pnpm chapters:sync\`. If chapter ${next.number} means to change it: add "${file}" to ${next.slug}/chapter.json "lesson".`,
+        );
+      }
+      if (same && lesson && !file.endsWith("/")) {
+        problems.push(
+          `${rel(next, file)} is listed in chapter ${next.number}'s lesson but is identical to chapter ${prev.number}'s: remove "${file}" from ${next.slug}/chapter.json "lesson".`,
+        );
+      }
+    }
+    for (const entry of next.lesson) {
+      const matches = [...files].some((f) =>
+        entry.endsWith("/") ? f.startsWith(entry) : f === entry,
+      );
+      if (!matches) {
+        problems.push(
+          `${next.slug}/chapter.json lists "${entry}", which exists in neither chapter ${prev.number} nor ${next.number}.`,
+        );
+      }
+    }
+  }
+  if (problems.length > 0) {
+    console.error(
+      `chapters:check found ${problems.length} problem(s):\n- ${problems.join("\n- ")}`,
+    );
+    return 1;
+  }
+  console.log(`chapters:check: ${pairs().length} chapter pairs differ only by their lessons.`);
+  return 0;
+}
+
+/** Three-way merge of a fix (base → theirs) into a chapter's own version (ours). */
+function merge(ours: Buffer, base: Buffer, theirs: Buffer): { text: Buffer; clean: boolean } {
+  const dir = mkdtempSync(join(tmpdir(), "chapters-sync-"));
+  try {
+    const [o, b, t] = ["ours", "base", "theirs"].map((n) => join(dir, n)) as [
+      string,
+      string,
+      string,
+    ];
+    writeFileSync(o, ours);
+    writeFileSync(b, base);
+    writeFileSync(t, theirs);
+    const result = spawnSync("git", [
+      "merge-file",
+      "-p",
+      "-L",
+      "this chapter",
+      "-L",
+      "before",
+      "-L",
+      "previous chapter",
+      o,
+      b,
+      t,
+    ]);
+    return { text: result.stdout, clean: result.status === 0 };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function write(path: string, bytes: Buffer | undefined): void {
+  if (bytes === undefined) {
+    rmSync(path, { force: true });
+    return;
+  }
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, bytes);
+}
+
+function sync(): number {
+  const report: string[] = [];
+  const conflicts: string[] = [];
+  // In order, so a fix in chapter 2 travels through 3, 4, ... in one run.
+  for (const [prev, next] of pairs()) {
+    const files = new Set([...snapshotFiles(prev), ...snapshotFiles(next)]);
+    for (const file of [...files].sort()) {
+      const theirs = readIfExists(join(prev.dir, file));
+      const ours = readIfExists(join(next.dir, file));
+      if (sameBytes(theirs, ours)) continue;
+      const base = committed(prev, file);
+      if (!isLessonPath(next, file)) {
+        // Only overwrite what was in step before: never lose work a chapter has not declared yet.
+        if (ours === undefined || sameBytes(ours, base)) {
+          write(join(next.dir, file), theirs);
+          report.push(`${theirs === undefined ? "deleted" : "copied "} ${rel(next, file)}`);
+        } else {
+          conflicts.push(
+            `${rel(next, file)} has changes of its own but is not in chapter ${next.number}'s lesson: add it to the lesson or undo the changes, then sync again.`,
+          );
+        }
+        continue;
+      }
+      // A lesson file: carry the previous chapter's uncommitted fix into it by a three-way merge.
+      if (
+        base === undefined ||
+        theirs === undefined ||
+        ours === undefined ||
+        sameBytes(base, theirs)
+      )
+        continue;
+      const merged = merge(ours, base, theirs);
+      write(join(next.dir, file), merged.text);
+      if (merged.clean) report.push(`merged  ${rel(next, file)}`);
+      else
+        conflicts.push(
+          `${rel(next, file)}: the fix from chapter ${prev.number} conflicts with this chapter's lesson; resolve the conflict markers by hand.`,
+        );
+    }
+  }
+  for (const line of report) console.log(line);
+  if (conflicts.length > 0) {
+    console.error(`chapters:sync needs you:\n- ${conflicts.join("\n- ")}`);
+    return 1;
+  }
+  console.log(
+    report.length === 0
+      ? "chapters:sync: already in step."
+      : `chapters:sync: ${report.length} file(s) updated.`,
+  );
+  return 0;
+}
+
+const command = process.argv[2];
+if (command === "check") process.exitCode = check();
+else if (command === "sync") process.exitCode = sync();
+else {
+  console.error("usage: tsx scripts/chapters.ts check|sync");
+  process.exitCode = 2;
+}
