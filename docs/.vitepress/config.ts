@@ -1,0 +1,48 @@
+import { defineConfig, type DefaultTheme } from "vitepress";
+import { listSiteChapters, type SiteChapter } from "./chapters.ts";
+import { writeChapterDiffs } from "./chapter-diffs.ts";
+import { codeImportPlugin } from "./code-import.ts";
+
+const chapters = listSiteChapters();
+// Before any page is rendered: the pages include these files with `<<< @/generated/NN.diff`.
+writeChapterDiffs(chapters);
+
+function chapterItem(chapter: SiteChapter): DefaultTheme.SidebarItem {
+  return { text: `${chapter.number}. ${chapter.title}`, link: `/chapters/${chapter.slug}` };
+}
+
+const written = chapters.filter((chapter) => chapter.hasPage);
+
+export default defineConfig({
+  title: "Build a Coding Agent",
+  description:
+    "Build a coding agent from scratch in TypeScript: a model client, context, tools, a hash-guarded apply_patch, a run ledger, prompts and the agent loop.",
+  lang: "en",
+  // docs/README.md explains how the site works; it is for contributors, not a page.
+  srcExclude: ["README.md"],
+  head: [["link", { rel: "icon", type: "image/svg+xml", href: "/favicon.svg" }]],
+  markdown: {
+    config: (md) => codeImportPlugin(md),
+  },
+  themeConfig: {
+    logo: "/favicon.svg",
+    search: { provider: "local" },
+    nav: [
+      { text: "Chapters", link: written[0] ? `/chapters/${written[0].slug}` : "/" },
+      { text: "Reference", link: "/reference/apply-patch" },
+    ],
+    sidebar: [
+      { text: "Start", items: [{ text: "What you will build", link: "/" }] },
+      { text: "Chapters", items: written.map(chapterItem) },
+      {
+        text: "Reference",
+        items: [
+          { text: "The apply_patch format", link: "/reference/apply-patch" },
+          { text: "Configuration", link: "/reference/configuration" },
+        ],
+      },
+    ],
+    outline: { level: [2, 3] },
+    docFooter: { prev: "Previous", next: "Next" },
+  },
+});

@@ -1,0 +1,93 @@
+// Runs each chapter's offline demo for real and writes what it prints to docs/outputs/NN.txt,
+// which the chapter's page includes under "Run it". test/site/outputs-fresh.test.ts re-runs the
+// capture and fails when a committed output no longer matches what the code prints.
+//
+//   pnpm exec tsx scripts/capture-outputs.ts            all chapters that have a demo below
+//   pnpm exec tsx scripts/capture-outputs.ts 1 4        only chapters 1 and 4
+import { spawnSync } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+export const ROOT = resolve(fileURLToPath(import.meta.url), "../..");
+export const OUTPUTS_DIR = join(ROOT, "docs", "outputs");
+
+/** The arguments each chapter's demo runs with, as a reader would type them after `pnpm chapter N --`. */
+export const DEMOS: Record<string, string[]> = {
+  "01-model-client": ["What does a coding agent need besides a model?"],
+};
+
+// The variables that would make a chapter talk to a real model: a capture always runs offline.
+const MODEL_VARIABLES = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENT_MODEL", "FORCE_COLOR"];
+
+export function outputPath(slug: string, dir = OUTPUTS_DIR): string {
+  return join(dir, `${slug.slice(0, 2)}.txt`);
+}
+
+function shellQuote(arg: string): string {
+  return /^[\w./=:-]+$/.test(arg) ? arg : `"${arg.replace(/(["\\$`])/g, "\\$1")}"`;
+}
+
+/** The command a reader types, as the first line of the capture. */
+export function commandLine(slug: string, args: string[]): string {
+  const n = Number(slug.slice(0, 2));
+  return `$ pnpm chapter ${n}${args.length > 0 ? " -- " + args.map(shellQuote).join(" ") : ""}`;
+}
+
+/**
+ * Runs one demo and returns what the terminal shows: stdout and stderr interleaved in order (both
+ * go to the same file descriptor). It runs in an empty scratch folder so no `.env` can switch it
+ * to a real model.
+ */
+export function runDemo(slug: string, args: string[]): string {
+  const scratch = mkdtempSync(join(tmpdir(), "capture-"));
+  const logFile = join(scratch, "output.log");
+  const log = openSync(logFile, "w");
+  try {
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
+    for (const name of MODEL_VARIABLES) delete env[name];
+    const result = spawnSync(
+      join(ROOT, "node_modules", ".bin", "tsx"),
+      [join(ROOT, "scripts", "chapter.ts"), String(Number(slug.slice(0, 2))), ...args],
+      { cwd: scratch, env, stdio: ["ignore", log, log], timeout: 120_000 },
+    );
+    const output = readFileSync(logFile, "utf8");
+    if (result.status !== 0) {
+      throw new Error(`${commandLine(slug, args)} exited with ${result.status ?? result.signal}:\n${output}`);
+    }
+    return `${commandLine(slug, args)}\n${output.replaceAll(scratch, "~/project")}`;
+  } finally {
+    closeSync(log);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** What may differ between two honest runs: scratch folders, ports, durations, timestamps. */
+export function normaliseOutput(text: string): string {
+  const tmp = tmpdir().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return text
+    .replace(new RegExp(`${tmp}/[\\w.-]+`, "g"), "<tmp>")
+    .replace(/(127\.0\.0\.1|localhost):\d+/g, "$1:<port>")
+    .replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b/g, "<time>")
+    .replace(/\b\d+(\.\d+)? ?(ms|s)\b/g, "<duration>");
+}
+
+/** The chapters with a demo whose code exists (a chapter being written has no src/main.ts yet). */
+export function capturableChapters(): string[] {
+  return Object.keys(DEMOS).filter((slug) => existsSync(join(ROOT, "chapters", slug, "src", "main.ts")));
+}
+
+export function captureAll(slugs = capturableChapters(), dir = OUTPUTS_DIR): void {
+  mkdirSync(dir, { recursive: true });
+  for (const slug of slugs) {
+    writeFileSync(outputPath(slug, dir), runDemo(slug, DEMOS[slug] ?? []));
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const wanted = process.argv.slice(2).map((arg) => arg.padStart(2, "0"));
+  const slugs = capturableChapters().filter((slug) => wanted.length === 0 || wanted.includes(slug.slice(0, 2)));
+  captureAll(slugs);
+  for (const slug of slugs) console.log(`wrote ${outputPath(slug).slice(ROOT.length + 1)}`);
+}

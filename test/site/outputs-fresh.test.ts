@@ -1,0 +1,39 @@
+// The "Run it" output on each chapter page is a committed capture of the real offline demo. This
+// re-runs every demo and fails when a committed capture is stale.
+import { existsSync, readFileSync } from "node:fs";
+import { describe, expect, test } from "vitest";
+import {
+  DEMOS,
+  capturableChapters,
+  normaliseOutput,
+  outputPath,
+  runDemo,
+} from "../../scripts/capture-outputs.ts";
+import { sitePages } from "./site-pages.ts";
+
+const REFRESH = "Run `pnpm exec tsx scripts/capture-outputs.ts` and commit docs/outputs/.";
+
+describe("captured demo outputs", () => {
+  test("every chapter page has a demo to capture", () => {
+    const pageSlugs = sitePages()
+      .filter((page) => page.source.startsWith("chapters/"))
+      .map((page) => page.source.replace(/^chapters\/|\.md$/g, ""));
+    expect(pageSlugs.filter((slug) => !(slug in DEMOS))).toEqual([]);
+  });
+
+  test.each(capturableChapters())("docs/outputs for %s matches what the demo prints now", (slug) => {
+    const file = outputPath(slug);
+    expect(existsSync(file), `${file} is missing. ${REFRESH}`).toBe(true);
+    const fresh = runDemo(slug, DEMOS[slug] ?? []);
+    expect(normaliseOutput(readFileSync(file, "utf8")), `stale capture. ${REFRESH}`).toBe(
+      normaliseOutput(fresh),
+    );
+  });
+
+  test("normalising hides what differs between honest runs, and nothing else", () => {
+    const run = "tokens: 13 in\nsaved /tmp/agent-x1Y2/a.ts in 12 ms at 2025-01-02T03:04:05.678Z via 127.0.0.1:43123";
+    expect(normaliseOutput(run)).toBe(
+      "tokens: 13 in\nsaved <tmp>/a.ts in <duration> at <time> via 127.0.0.1:<port>",
+    );
+  });
+});
