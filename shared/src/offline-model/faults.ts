@@ -1,0 +1,102 @@
+// Fault injection: the ways a real model endpoint misbehaves, on demand, so clients
+// can be tested against them. Each fault is used up by exactly one chat request.
+
+import type { ScriptStep } from "./script.ts";
+import type { ChatCompletionChunk, WireError } from "./wire-types.ts";
+
+export type Fault =
+  /** 429 with a Retry-After header (seconds) and OpenAI's error JSON. */
+  | { kind: "rate_limit"; retryAfterSeconds: number }
+  /** 500 with OpenAI's error JSON. */
+  | { kind: "server_error" }
+  /** Waits this long before the first byte; gives up quietly when the client aborts. */
+  | { kind: "stall"; ms: number }
+  /** Sends part of the first tool call's arguments, then destroys the socket. */
+  | { kind: "cut_stream_mid_tool_call" }
+  /** The reply's first tool call gets arguments that are not valid JSON. */
+  | { kind: "malformed_tool_arguments" }
+  /** 404 model_not_found, as if the model name were wrong. */
+  | { kind: "unknown_model" }
+  /** 401 invalid_api_key, as if the key were wrong. */
+  | { kind: "bad_key" };
+
+export interface ErrorResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: WireError;
+}
+
+export function errorResponse(
+  status: number,
+  message: string,
+  type: string,
+  code: string | null,
+  headers: Record<string, string> = {},
+): ErrorResponse {
+  return { status, headers, body: { error: { message, type, param: null, code } } };
+}
+
+export function rateLimitResponse(retryAfterSeconds: number): ErrorResponse {
+  return errorResponse(
+    429,
+    `Rate limit reached (offline model: injected fault rate_limit). Please try again in ${retryAfterSeconds}s.`,
+    "requests",
+    "rate_limit_exceeded",
+    { "retry-after": String(retryAfterSeconds) },
+  );
+}
+
+export function serverErrorResponse(): ErrorResponse {
+  return errorResponse(
+    500,
+    "The server had an error while processing your request (offline model: injected fault server_error).",
+    "server_error",
+    null,
+  );
+}
+
+export function unknownModelResponse(model: string): ErrorResponse {
+  return errorResponse(
+    404,
+    `The model \`${model}\` does not exist or you do not have access to it.`,
+    "invalid_request_error",
+    "model_not_found",
+  );
+}
+
+// The key itself is never echoed: error texts end up in logs.
+export function badKeyResponse(): ErrorResponse {
+  return errorResponse(
+    401,
+    "Incorrect API key provided. The offline model accepts only the key it was started with.",
+    "invalid_request_error",
+    "invalid_api_key",
+  );
+}
+
+/**
+ * Breaks the first tool call's arguments the way a model that stopped early would:
+ * the closing brace is missing. Returns undefined when the reply calls no tool.
+ */
+export function withMalformedArguments(
+  reply: ScriptStep["reply"],
+): ScriptStep["reply"] | undefined {
+  const [first, ...rest] = reply.toolCalls ?? [];
+  if (first === undefined) return undefined;
+  const broken = first.arguments.trimEnd().slice(0, -1);
+  return { ...reply, toolCalls: [{ ...first, arguments: broken }, ...rest] };
+}
+
+/**
+ * How many chunks to send before cutting the connection: up to and including the
+ * first piece of the first tool call's arguments, so the client holds a call whose
+ * arguments are incomplete. Returns undefined when no chunk carries arguments.
+ */
+export function cutPoint(chunks: ChatCompletionChunk[]): number | undefined {
+  const index = chunks.findIndex((chunk) =>
+    chunk.choices[0]?.delta.tool_calls?.some(
+      (call) => call.id === undefined && call.function.arguments !== "",
+    ),
+  );
+  return index === -1 ? undefined : index + 1;
+}
