@@ -1,3 +1,5 @@
+import type { ToolCallRequest, ToolCallResult } from "../tools/run-tool-call.ts";
+
 /**
  * Models sometimes write a patch into their answer instead of calling
  * apply_patch: fenced in ```patch, or bare. Ignoring it would lose the work and
@@ -30,4 +32,25 @@ export function extractTextPatch(text: string): string | undefined {
   const patch = lines.slice(begin, end + 1);
   patch[0] = patch[0]!.trim();
   return patch.join("\n").trimEnd() + "\n";
+}
+
+/**
+ * The text patch as the tool call the model should have made. It runs through
+ * the same runner as real calls (approval, hash guard, ledger), so a patch in
+ * prose gets no way around the rules.
+ */
+export function textPatchCall(patch: string, n: number): ToolCallRequest {
+  return {
+    id: `text-patch-${n}`,
+    function: { name: "apply_patch", arguments: JSON.stringify({ patch }) },
+  };
+}
+
+/** What the model is told afterwards, as a user message (there was no tool call to answer). */
+export function textPatchReport(call: ToolCallRequest, result: ToolCallResult): string {
+  return (
+    `Your last message contained a patch as plain text. The harness applied it through apply_patch for you (as call ${call.id}); the result is below. ` +
+    "From now on, call the apply_patch tool instead of writing a patch in your answer.\n\n" +
+    result.content
+  );
 }
