@@ -15,4 +15,7 @@ if (cli === undefined) {
   );
   process.exit(2);
 }
+// pnpm runs scripts from the repository root; the patch applies (and FILE is found) where the
+// user typed the command, which pnpm passes as INIT_CWD.
+if (process.env.INIT_CWD !== undefined) process.chdir(process.env.INIT_CWD);
 await runChapterModule(cli, userArgs(process.argv.slice(2)));
