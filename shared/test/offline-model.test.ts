@@ -277,17 +277,19 @@ describe("off-script requests", () => {
   });
 
   it("names the expected role", async () => {
-    const message = await offScriptMessage(
-      { script: loadScript("fix-bug") },
-      [
-        { role: "user", content: "fix it" },
-        { role: "assistant", content: "hm" },
-        { role: "user", content: "go on" },
-      ],
-      TOOLS,
-    );
+    const message = await offScriptMessage({ script: twoStepScript }, [
+      { role: "user", content: "a" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "call_1", type: "function", function: { name: "read_file", arguments: "{}" } },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_1", content: "..." },
+    ]);
     expect(message).toBe(
-      '400 off script: script "fix-bug", step 1 expected a tool result for call "call_read_cart", but the last message is a user message "go on".',
+      '400 off script: script "two-step", step 1 expected the last message to be a user message, but the last message is a tool result for call "call_1".',
     );
   });
 
