@@ -54,6 +54,8 @@ export function parseHunks(lines: readonly NumberedLine[], path: string): Parsed
   const hunks: Hunk[] = [];
   const repairs: string[] = [];
   let current = newBuilder();
+  // After "*** End of File" the next hunk must open with "@@": nothing can follow the end.
+  let afterEndOfFile = false;
   const finish = () => {
     if (current.changeLines > 0) hunks.push(toHunk(current));
     current = newBuilder();
@@ -62,6 +64,7 @@ export function parseHunks(lines: readonly NumberedLine[], path: string): Parsed
     const trimmed = text.trim();
     if (trimmed.startsWith("@@")) {
       if (current.changeLines > 0) finish();
+      afterEndOfFile = false;
       const anchor = readAnchor(trimmed, number, repairs);
       if (anchor !== "") current.anchors.push(anchor);
       current.text.push(text);
@@ -78,6 +81,7 @@ export function parseHunks(lines: readonly NumberedLine[], path: string): Parsed
       current.endOfFile = true;
       current.text.push(text);
       finish();
+      afterEndOfFile = true;
       continue;
     }
     const prefix = text[0] ?? "";
@@ -88,7 +92,7 @@ export function parseHunks(lines: readonly NumberedLine[], path: string): Parsed
         LINE_HINT,
       );
     }
-    if (current.endOfFile) {
+    if (afterEndOfFile) {
       throw new PatchError(
         "invalid_patch",
         `Line ${number}: a hunk line follows '${END_OF_FILE}' in the update of '${path}'.`,

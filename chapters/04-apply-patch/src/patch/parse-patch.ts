@@ -40,6 +40,10 @@ export function parsePatch(text: string): ParsedPatch {
   }));
   checkBoundaries(lines, repairs);
   const operations = parseSections(lines.slice(1, -1), repairs);
+  const last = lines.at(-1);
+  if (last && last.text !== END_PATCH) {
+    repairs.push(`Line ${last.number}: spaces around '${END_PATCH}' were ignored.`);
+  }
   if (operations.length === 0) {
     throw new PatchError(
       "invalid_patch",
@@ -63,9 +67,6 @@ function checkBoundaries(lines: readonly NumberedLine[], repairs: string[]): voi
   const last = lines.at(-1);
   if (lines.length < 2 || last === undefined || !isMarker(last.text, END_PATCH)) {
     throw missingEnd(lines);
-  }
-  if (last.text !== END_PATCH) {
-    repairs.push(`Line ${last.number}: spaces around '${END_PATCH}' were ignored.`);
   }
 }
 
