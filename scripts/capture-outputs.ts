@@ -5,7 +5,16 @@
 //   pnpm exec tsx scripts/capture-outputs.ts            all chapters that have a demo below
 //   pnpm exec tsx scripts/capture-outputs.ts 1 4        only chapters 1 and 4
 import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -54,7 +63,9 @@ export function runDemo(slug: string, args: string[]): string {
     );
     const output = readFileSync(logFile, "utf8");
     if (result.status !== 0) {
-      throw new Error(`${commandLine(slug, args)} exited with ${result.status ?? result.signal}:\n${output}`);
+      throw new Error(
+        `${commandLine(slug, args)} exited with ${result.status ?? result.signal}:\n${output}`,
+      );
     }
     return `${commandLine(slug, args)}\n${output.replaceAll(scratch, "~/project")}`;
   } finally {
@@ -75,7 +86,9 @@ export function normaliseOutput(text: string): string {
 
 /** The chapters with a demo whose code exists (a chapter being written has no src/main.ts yet). */
 export function capturableChapters(): string[] {
-  return Object.keys(DEMOS).filter((slug) => existsSync(join(ROOT, "chapters", slug, "src", "main.ts")));
+  return Object.keys(DEMOS).filter((slug) =>
+    existsSync(join(ROOT, "chapters", slug, "src", "main.ts")),
+  );
 }
 
 export function captureAll(slugs = capturableChapters(), dir = OUTPUTS_DIR): void {
@@ -87,7 +100,9 @@ export function captureAll(slugs = capturableChapters(), dir = OUTPUTS_DIR): voi
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const wanted = process.argv.slice(2).map((arg) => arg.padStart(2, "0"));
-  const slugs = capturableChapters().filter((slug) => wanted.length === 0 || wanted.includes(slug.slice(0, 2)));
+  const slugs = capturableChapters().filter(
+    (slug) => wanted.length === 0 || wanted.includes(slug.slice(0, 2)),
+  );
   captureAll(slugs);
   for (const slug of slugs) console.log(`wrote ${outputPath(slug).slice(ROOT.length + 1)}`);
 }

@@ -85,24 +85,32 @@ describe("the built site", () => {
     await page.close();
   });
 
-  test.each(chapterPages)("$urlPath shows the chapter's code and its diff", async ({ source, urlPath }) => {
-    const { page, problems } = await visit(urlPath);
-    const code = page.locator("div.language-ts pre");
-    expect(await code.count()).toBeGreaterThan(0);
-    expect(await code.first().innerText()).toMatch(/\b(export|import|function|const)\b/);
-    const diff = page.locator("div.language-diff pre");
-    expect(await diff.count()).toBeGreaterThan(0);
-    expect(await diff.first().innerText()).toMatch(/^\+\+\+ /m);
-    const output = page.locator("div.language-text pre");
-    expect(await output.count()).toBeGreaterThan(0);
-    await page.screenshot({ path: join(SCREENSHOTS, source.replace(/^chapters\/|\.md$/g, "") + ".png"), fullPage: true });
-    expect(problems).toEqual([]);
-    await page.close();
-  });
+  test.each(chapterPages)(
+    "$urlPath shows the chapter's code and its diff",
+    async ({ source, urlPath }) => {
+      const { page, problems } = await visit(urlPath);
+      const code = page.locator("div.language-ts pre");
+      expect(await code.count()).toBeGreaterThan(0);
+      expect(await code.first().textContent()).toMatch(/\b(export|import|function|const)\b/);
+      const diff = page.locator("div.language-diff pre");
+      expect(await diff.count()).toBeGreaterThan(0);
+      expect(await diff.first().textContent()).toMatch(/^\+\+\+ /m);
+      const output = page.locator("div.language-text pre");
+      expect(await output.count()).toBeGreaterThan(0);
+      await page.screenshot({
+        path: join(SCREENSHOTS, source.replace(/^chapters\/|\.md$/g, "") + ".png"),
+        fullPage: true,
+      });
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+  );
 
   test("the home page fits a phone", async () => {
     const { page, problems } = await visit("/", 390);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - window.innerWidth,
+    );
     expect(overflow).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(SCREENSHOTS, "home-phone.png"), fullPage: true });
     expect(problems).toEqual([]);

@@ -30,7 +30,19 @@ function pastedCodeLines(markdown: string): number[] {
 
 describe("no pasted project code on the site", () => {
   test("finds an unmarked ts block and accepts a marked one", () => {
-    const page = ["# Page", "", "```ts", "const x = 1;", "```", "", MARKER, "```ts", "bad()", "```", ""];
+    const page = [
+      "# Page",
+      "",
+      "```ts",
+      "const x = 1;",
+      "```",
+      "",
+      MARKER,
+      "```ts",
+      "bad()",
+      "```",
+      "",
+    ];
     expect(pastedCodeLines(page.join("\n"))).toEqual([3]);
   });
 

@@ -21,17 +21,21 @@ describe("captured demo outputs", () => {
     expect(pageSlugs.filter((slug) => !(slug in DEMOS))).toEqual([]);
   });
 
-  test.each(capturableChapters())("docs/outputs for %s matches what the demo prints now", (slug) => {
-    const file = outputPath(slug);
-    expect(existsSync(file), `${file} is missing. ${REFRESH}`).toBe(true);
-    const fresh = runDemo(slug, DEMOS[slug] ?? []);
-    expect(normaliseOutput(readFileSync(file, "utf8")), `stale capture. ${REFRESH}`).toBe(
-      normaliseOutput(fresh),
-    );
-  });
+  test.each(capturableChapters())(
+    "docs/outputs for %s matches what the demo prints now",
+    (slug) => {
+      const file = outputPath(slug);
+      expect(existsSync(file), `${file} is missing. ${REFRESH}`).toBe(true);
+      const fresh = runDemo(slug, DEMOS[slug] ?? []);
+      expect(normaliseOutput(readFileSync(file, "utf8")), `stale capture. ${REFRESH}`).toBe(
+        normaliseOutput(fresh),
+      );
+    },
+  );
 
   test("normalising hides what differs between honest runs, and nothing else", () => {
-    const run = "tokens: 13 in\nsaved /tmp/agent-x1Y2/a.ts in 12 ms at 2025-01-02T03:04:05.678Z via 127.0.0.1:43123";
+    const run =
+      "tokens: 13 in\nsaved /tmp/agent-x1Y2/a.ts in 12 ms at 2025-01-02T03:04:05.678Z via 127.0.0.1:43123";
     expect(normaliseOutput(run)).toBe(
       "tokens: 13 in\nsaved <tmp>/a.ts in <duration> at <time> via 127.0.0.1:<port>",
     );

@@ -46,7 +46,9 @@ export async function serveStatic(root: string): Promise<StaticServer> {
         response.end(await readFile(join(root, "404.html")).catch(() => "not found"));
         return;
       }
-      response.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+      response.writeHead(200, {
+        "content-type": TYPES[extname(file)] ?? "application/octet-stream",
+      });
       response.end(await readFile(file));
     });
   });
