@@ -17,8 +17,16 @@ const checks = [
     () => formatCents(total(basket, { couponCents: 500, taxRate: 0.2 })),
     "$24.00",
   ],
-  ["total never below zero", () => formatCents(total(basket, { couponCents: 9900, taxRate: 0.2 })), "$0.00"],
-  ["receipt ends with the total", () => receipt(basket, { taxRate: 0.2 }).split("\n").at(-1).trim(), "total                     $30.00"],
+  [
+    "total never below zero",
+    () => formatCents(total(basket, { couponCents: 9900, taxRate: 0.2 })),
+    "$0.00",
+  ],
+  [
+    "receipt ends with the total",
+    () => receipt(basket, { taxRate: 0.2 }).split("\n").at(-1).trim(),
+    "total                     $30.00",
+  ],
 ];
 
 let failed = 0;

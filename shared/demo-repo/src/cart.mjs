@@ -16,7 +16,9 @@ export function total(items, { couponCents = 0, taxRate = 0 } = {}) {
 
 /** A printable receipt, one line per item, then the total. */
 export function receipt(items, options = {}) {
-  const lines = items.map((item) => receiptLine(`${item.quantity} x ${item.name}`, item.priceCents * item.quantity));
+  const lines = items.map((item) =>
+    receiptLine(`${item.quantity} x ${item.name}`, item.priceCents * item.quantity),
+  );
   if (options.couponCents) lines.push(receiptLine("coupon", -options.couponCents));
   lines.push(receiptLine("total", total(items, options)));
   return lines.join("\n");
