@@ -122,6 +122,16 @@ describe("applyHunks: chained hunks and anchors", () => {
     expect(result.text).toBe("function f() {\n  a();\n}\nlater();\n");
   });
 
+  it("accepts a hunk that repeats its anchor line as its first context line", () => {
+    const file = "def f():\n    return 1\n\ndef g():\n    return 1\n";
+    const result = applyHunks(
+      file,
+      hunksOf("@@ def g():", " def g():", "-    return 1", "+    return 2"),
+      "f.py",
+    );
+    expect(result.text).toBe("def f():\n    return 1\n\ndef g():\n    return 2\n");
+  });
+
   it("ignores a missing anchor, with a note, when the lines are unique anyway", () => {
     const result = applyHunks("a\nb\n", hunksOf("@@ function gone() {", "-b", "+c"), "f.ts");
     expect(result).toEqual({

@@ -4,7 +4,13 @@ import { blockEnd } from "./enclosing-block.ts";
 import { joinFileLines, splitFileLines, type FileLine, type FileLines } from "./file-lines.ts";
 import { PatchError } from "./patch-error.ts";
 import type { Hunk, HunkApplication, MatchLevel } from "./patch-types.ts";
-import { LineIndex, seekLines, type SearchWindow, type SeekOptions } from "./seek-hunk.ts";
+import {
+  LineIndex,
+  seekLines,
+  type SearchWindow,
+  type SeekOptions,
+  type SeekResult,
+} from "./seek-hunk.ts";
 
 /** Where one hunk goes: `oldCount` file lines from `start` become the hunk's new lines. */
 interface Replacement {
@@ -81,12 +87,13 @@ function locateHunk(
     };
   }
 
-  const found = seekInWindows(index, oldLines, window, total, hunk.endOfFile, context.stats);
+  const windows = searchWindows(window, total, hunk.endOfFile, anchored.level !== undefined);
+  const found = seekInWindows(index, oldLines, windows, hunk.endOfFile, context.stats);
   // Codex retries without a trailing empty line: a blank line at the end of a hunk is
   // usually a separator the model added, not an empty line in the file.
   const trimmed =
     found === undefined && oldLines.at(-1) === ""
-      ? seekInWindows(index, oldLines.slice(0, -1), window, total, hunk.endOfFile, context.stats)
+      ? seekInWindows(index, oldLines.slice(0, -1), windows, hunk.endOfFile, context.stats)
       : undefined;
   const result = found ?? trimmed;
   if (result === undefined) throw contextNotFound(hunk, context, window, notes);
@@ -103,21 +110,35 @@ function locateHunk(
 }
 
 /**
- * Looks inside the anchor's block first, then (if the block does not contain the lines)
- * in the rest of the file after the anchor: models often use an anchor a little loosely.
+ * The windows a hunk is looked for in, narrowest first: the anchor's block; the rest of the
+ * file after the anchor (models use anchors loosely); and from the anchor line itself
+ * (models often repeat the anchor as the hunk's first context line).
  */
-function seekInWindows(
-  index: LineIndex,
-  pattern: readonly string[],
+function searchWindows(
   window: SearchWindow,
   total: number,
   atEnd: boolean,
-  stats: SeekOptions["stats"],
-) {
+  anchored: boolean,
+): SearchWindow[] {
   const end = atEnd ? total : window.end;
-  const inBlock = seekLines(index, pattern, { start: window.start, end }, { atEnd, stats });
-  if (inBlock || end === total) return inBlock;
-  return seekLines(index, pattern, { start: window.start, end: total }, { atEnd, stats });
+  const windows = [{ start: window.start, end }];
+  if (end < total) windows.push({ start: window.start, end: total });
+  if (anchored) windows.push({ start: window.start - 1, end: total });
+  return windows;
+}
+
+function seekInWindows(
+  index: LineIndex,
+  pattern: readonly string[],
+  windows: readonly SearchWindow[],
+  atEnd: boolean,
+  stats: SeekOptions["stats"],
+): SeekResult | undefined {
+  for (const window of windows) {
+    const found = seekLines(index, pattern, window, { atEnd, stats });
+    if (found) return found;
+  }
+  return undefined;
 }
 
 interface AnchoredWindow {

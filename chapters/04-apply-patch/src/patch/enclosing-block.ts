@@ -20,12 +20,12 @@ function isBlank(line: string): boolean {
  * sibling in Python) is included: hunks often use it as context.
  */
 export function blockEnd(lines: readonly string[], index: number): number {
-  const openerIndent = indentation(lines[index] ?? "");
+  const openerIndent = indentation(lines[index]);
   let next = index + 1;
-  while (next < lines.length && isBlank(lines[next] ?? "")) next++;
-  if (next >= lines.length || indentation(lines[next] ?? "") <= openerIndent) return lines.length;
+  while (next < lines.length && isBlank(lines[next])) next++;
+  if (next >= lines.length || indentation(lines[next]) <= openerIndent) return lines.length;
   for (let line = next; line < lines.length; line++) {
-    const text = lines[line] ?? "";
+    const text = lines[line];
     if (!isBlank(text) && indentation(text) <= openerIndent) return line + 1;
   }
   return lines.length;
@@ -37,10 +37,10 @@ export function blockEnd(lines: readonly string[], index: number): number {
  */
 export function enclosingLine(lines: readonly string[], index: number): number | undefined {
   let first = index;
-  while (first < lines.length && isBlank(lines[first] ?? "")) first++;
-  const indent = indentation(lines[first] ?? "");
+  while (first < lines.length && isBlank(lines[first])) first++;
+  const indent = indentation(lines[first]);
   for (let line = index - 1; line >= 0; line--) {
-    const text = lines[line] ?? "";
+    const text = lines[line];
     if (!isBlank(text) && indentation(text) < indent) return line;
   }
   return undefined;
