@@ -22,9 +22,21 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 export const ROOT = resolve(fileURLToPath(import.meta.url), "../..");
 export const OUTPUTS_DIR = join(ROOT, "docs", "outputs");
 
-/** The arguments each chapter's demo runs with, as a reader would type them after `pnpm chapter N --`. */
-export const DEMOS: Record<string, string[]> = {
-  "01-model-client": ["What does a coding agent need besides a model?"],
+/** How a chapter's demo is run: what a reader types after `pnpm chapter N --`, pipes in, or sets. */
+export interface Demo {
+  args?: string[];
+  /** Lines piped to stdin, one turn each. */
+  input?: string[];
+  /** Settings other than the model, e.g. a small AGENT_CONTEXT_TOKENS to show the budget at work. */
+  env?: Record<string, string>;
+}
+
+export const DEMOS: Record<string, Demo> = {
+  "01-model-client": { args: ["What does a coding agent need besides a model?"] },
+  "02-context": {
+    input: ["What is a context window?", "And what happens when it is full?", "/tokens", "Thanks!"],
+    env: { AGENT_CONTEXT_TOKENS: "250" },
+  },
 };
 
 // The variables that would make a chapter talk to a real model: a capture always runs offline.
@@ -39,9 +51,14 @@ function shellQuote(arg: string): string {
 }
 
 /** The command a reader types, as the first line of the capture. */
-export function commandLine(slug: string, args: string[]): string {
-  const n = Number(slug.slice(0, 2));
-  return `$ pnpm chapter ${n}${args.length > 0 ? " -- " + args.map(shellQuote).join(" ") : ""}`;
+export function commandLine(slug: string, demo: Demo): string {
+  const args = demo.args ?? [];
+  const pipe = demo.input ? `printf '${demo.input.join("\\n")}\\n' | ` : "";
+  const env = Object.entries(demo.env ?? {}).map(
+    ([name, value]) => `${name}=${shellQuote(value)} `,
+  );
+  const command = `pnpm chapter ${Number(slug.slice(0, 2))}`;
+  return `$ ${pipe}${env.join("")}${command}${args.length > 0 ? " -- " + args.map(shellQuote).join(" ") : ""}`;
 }
 
 /**
@@ -49,25 +66,31 @@ export function commandLine(slug: string, args: string[]): string {
  * go to the same file descriptor). It runs in an empty scratch folder so no `.env` can switch it
  * to a real model.
  */
-export function runDemo(slug: string, args: string[]): string {
+export function runDemo(slug: string, demo: Demo): string {
   const scratch = mkdtempSync(join(tmpdir(), "capture-"));
   const logFile = join(scratch, "output.log");
   const log = openSync(logFile, "w");
   try {
-    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
+    const env: NodeJS.ProcessEnv = { ...process.env, ...demo.env, NO_COLOR: "1" };
     for (const name of MODEL_VARIABLES) delete env[name];
     const result = spawnSync(
       join(ROOT, "node_modules", ".bin", "tsx"),
-      [join(ROOT, "scripts", "chapter.ts"), String(Number(slug.slice(0, 2))), ...args],
-      { cwd: scratch, env, stdio: ["ignore", log, log], timeout: 120_000 },
+      [join(ROOT, "scripts", "chapter.ts"), String(Number(slug.slice(0, 2))), ...(demo.args ?? [])],
+      {
+        cwd: scratch,
+        env,
+        input: demo.input ? demo.input.join("\n") + "\n" : "",
+        stdio: ["pipe", log, log],
+        timeout: 120_000,
+      },
     );
     const output = readFileSync(logFile, "utf8");
     if (result.status !== 0) {
       throw new Error(
-        `${commandLine(slug, args)} exited with ${result.status ?? result.signal}:\n${output}`,
+        `${commandLine(slug, demo)} exited with ${result.status ?? result.signal}:\n${output}`,
       );
     }
-    return `${commandLine(slug, args)}\n${output.replaceAll(scratch, "~/project")}`;
+    return `${commandLine(slug, demo)}\n${output.replaceAll(scratch, "~/project")}`;
   } finally {
     closeSync(log);
     rmSync(scratch, { recursive: true, force: true });
@@ -94,7 +117,7 @@ export function capturableChapters(): string[] {
 export function captureAll(slugs = capturableChapters(), dir = OUTPUTS_DIR): void {
   mkdirSync(dir, { recursive: true });
   for (const slug of slugs) {
-    writeFileSync(outputPath(slug, dir), runDemo(slug, DEMOS[slug] ?? []));
+    writeFileSync(outputPath(slug, dir), runDemo(slug, DEMOS[slug] ?? {}));
   }
 }
 

@@ -26,7 +26,7 @@ describe("captured demo outputs", () => {
     (slug) => {
       const file = outputPath(slug);
       expect(existsSync(file), `${file} is missing. ${REFRESH}`).toBe(true);
-      const fresh = runDemo(slug, DEMOS[slug] ?? []);
+      const fresh = runDemo(slug, DEMOS[slug] ?? {});
       expect(normaliseOutput(readFileSync(file, "utf8")), `stale capture. ${REFRESH}`).toBe(
         normaliseOutput(fresh),
       );
