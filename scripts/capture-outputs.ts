@@ -37,6 +37,7 @@ export const DEMOS: Record<string, Demo> = {
     input: ["What is a context window?", "And what happens when it is full?", "/tokens", "Thanks!"],
     env: { AGENT_CONTEXT_TOKENS: "250" },
   },
+  "03-tools": { args: ["What is this repository, and how is it organised?"] },
 };
 
 // The variables that would make a chapter talk to a real model: a capture always runs offline.
