@@ -52,8 +52,11 @@ interface FileGroup {
 
 interface GroupOutcome {
   group: FileGroup;
+  /** Set when every operation of the group succeeded in memory. */
   staged?: StagedFiles;
   failure?: PatchFailure;
+  /** The staged files are on disk. */
+  written?: boolean;
 }
 
 /**
@@ -188,12 +191,10 @@ async function commitOutcomes(outcomes: GroupOutcome[], options: ApplyPatchOptio
     const files = unit.flatMap((outcome) => outcome.staged!.modified());
     try {
       records.push(...(await writeStagedFiles(files, backupDir, options.beforeCommit)));
+      for (const outcome of unit) outcome.written = true;
     } catch (error) {
       const failure = toFailure(failedPath(error, files), unwrap(error));
-      for (const outcome of unit) {
-        delete outcome.staged;
-        outcome.failure = failure;
-      }
+      for (const outcome of unit) outcome.failure = failure;
     }
   }
   if (records.length > 0) await recordInManifest(backupDir, runId, records);
@@ -209,7 +210,7 @@ function unwrap(error: unknown): unknown {
 }
 
 function summarize(outcomes: GroupOutcome[], repairs: string[], atomic: boolean): ApplyPatchResult {
-  const committed = outcomes.filter((outcome) => outcome.staged !== undefined);
+  const committed = outcomes.filter((outcome) => outcome.written === true);
   const failed = outcomes.filter((outcome) => outcome.failure !== undefined);
   // With --atomic a failure anywhere means nothing was written: every operation remains.
   const remaining = atomic && failed.length > 0 ? outcomes : failed;

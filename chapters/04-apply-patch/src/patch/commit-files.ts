@@ -25,10 +25,13 @@ export async function writeStagedFiles(
   try {
     for (const file of files) {
       if (file.text === null) continue;
-      writes.set(
-        file,
-        await stageWrite(file.target.absolute, Buffer.from(file.text, "utf8"), file.mode),
+      const bytes = Buffer.from(file.text, "utf8");
+      const staged = await stageWrite(file.target.absolute, bytes, file.mode).catch(
+        (error: unknown) => {
+          throw new StagingFailure(file.target.relative, error);
+        },
       );
+      writes.set(file, staged);
     }
     await beforeCommit?.();
     for (const file of files) {
