@@ -1,5 +1,3 @@
-import { mkdir } from "node:fs/promises";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyPatch } from "../src/patch/apply-patch.ts";
 import { patch, sha256, tree, workspace } from "./apply-patch-fixtures.ts";
@@ -23,7 +21,13 @@ describe("failure and partial success", () => {
     expect(result.success).toBe(false);
     expect(result.files_changed).toBe(1);
     expect(result.changed).toEqual([
-      { op: "update", path: "b.txt", sha256: sha256("new\n"), previous_sha256: sha256("old\n"), matched: ["exact"] },
+      {
+        op: "update",
+        path: "b.txt",
+        sha256: sha256("new\n"),
+        previous_sha256: sha256("old\n"),
+        matched: ["exact"],
+      },
     ]);
     expect(result.failures.map((f) => [f.path, f.code])).toEqual([["a.txt", "ambiguous_context"]]);
     expect(result.remaining_patch).toBe(patch("*** Update File: a.txt", "@@", "-x = 1", "+x = 2"));
@@ -38,15 +42,7 @@ describe("failure and partial success", () => {
 
   it("leaves a file untouched when a later hunk in its chain fails", async () => {
     const root = await workspace({ "f.txt": "one\ntwo\nthree\n" });
-    const chain = patch(
-      "*** Update File: f.txt",
-      "@@",
-      "-one",
-      "+ONE",
-      "@@",
-      "-missing",
-      "+nope",
-    );
+    const chain = patch("*** Update File: f.txt", "@@", "-one", "+ONE", "@@", "-missing", "+nope");
     const result = await applyPatch(chain, { cwd: root });
     expect(result.failures.map((f) => [f.path, f.code])).toEqual([["f.txt", "context_not_found"]]);
     expect(await tree(root)).toEqual({ "f.txt": "one\ntwo\nthree\n" });
@@ -94,20 +90,37 @@ describe("failure and partial success", () => {
 
   it("with atomic, writes nothing unless every file succeeds", async () => {
     const root = await workspace({ "a.txt": AMBIGUOUS, "b.txt": "old\n" });
-    const both = patch("*** Update File: b.txt", "@@", "-old", "+new", "*** Update File: a.txt", "@@", "-x = 1", "+x = 2");
+    const both = patch(
+      "*** Update File: b.txt",
+      "@@",
+      "-old",
+      "+new",
+      "*** Update File: a.txt",
+      "@@",
+      "-x = 1",
+      "+x = 2",
+    );
     const result = await applyPatch(both, { cwd: root, atomic: true });
     expect(result.success).toBe(false);
     expect(result.changed).toEqual([]);
     expect(result.files_changed).toBe(0);
     expect(result.remaining_patch).toBe(both);
-    expect(result.notes).toEqual(["--atomic: no file was written because another file in the patch failed."]);
+    expect(result.notes).toEqual([
+      "--atomic: no file was written because another file in the patch failed.",
+    ]);
     expect(await tree(root)).toEqual({ "a.txt": AMBIGUOUS, "b.txt": "old\n" });
   });
 
   it("moves a file, keeping the rest of the folder", async () => {
     const root = await workspace({ "old/name.txt": "old content\n", "old/other.txt": "o\n" });
     const result = await applyPatch(
-      patch("*** Update File: old/name.txt", "*** Move to: renamed/dir/name.txt", "@@", "-old content", "+new content"),
+      patch(
+        "*** Update File: old/name.txt",
+        "*** Move to: renamed/dir/name.txt",
+        "@@",
+        "-old content",
+        "+new content",
+      ),
       { cwd: root },
     );
     expect(result.changed).toEqual([
@@ -121,14 +134,19 @@ describe("failure and partial success", () => {
       },
     ]);
     expect(result.files_changed).toBe(2);
-    expect(await tree(root)).toEqual({ "old/other.txt": "o\n", "renamed/dir/name.txt": "new content\n" });
+    expect(await tree(root)).toEqual({
+      "old/other.txt": "o\n",
+      "renamed/dir/name.txt": "new content\n",
+    });
   });
 });
 
 describe("refusals from the state of a file", () => {
   it("file_not_found for Update or Delete of a missing file", async () => {
     const root = await workspace({ "keep.txt": "k\n" });
-    const update = await applyPatch(patch("*** Update File: missing.txt", "@@", "-old", "+new"), { cwd: root });
+    const update = await applyPatch(patch("*** Update File: missing.txt", "@@", "-old", "+new"), {
+      cwd: root,
+    });
     expect(update.failures).toEqual([
       {
         path: "missing.txt",
@@ -165,7 +183,9 @@ describe("refusals from the state of a file", () => {
 
   it("reports a malformed patch as one invalid_patch failure with no remaining patch", async () => {
     const root = await workspace({ "foo.txt": "x\n" });
-    const result = await applyPatch("*** Begin Patch\n*** Frobnicate File: foo\n*** End Patch\n", { cwd: root });
+    const result = await applyPatch("*** Begin Patch\n*** Frobnicate File: foo\n*** End Patch\n", {
+      cwd: root,
+    });
     expect(result.success).toBe(false);
     expect(result.failures).toHaveLength(1);
     expect(result.failures[0]).toMatchObject({ path: "", code: "invalid_patch" });
@@ -219,18 +239,22 @@ describe("limits", () => {
 
   it("counts both ends of a move as files", async () => {
     const root = await workspace({ "a.txt": "a\n" });
-    const result = await applyPatch(patch("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-a", "+b"), {
-      cwd: root,
-      limits: { maxFiles: 1, maxChangedLines: 800 },
-    });
-    expect(result.failures[0]!.message).toBe("The patch touches 2 files; the limit is 1 files per patch.");
+    const result = await applyPatch(
+      patch("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-a", "+b"),
+      {
+        cwd: root,
+        limits: { maxFiles: 1, maxChangedLines: 800 },
+      },
+    );
+    expect(result.failures[0]!.message).toBe(
+      "The patch touches 2 files; the limit is 1 files per patch.",
+    );
   });
 });
 
 describe("io errors", () => {
   it("reports a write that the file system refuses as io_error for that file only", async () => {
-    const root = await workspace({ "ok.txt": "a\n", "blocker": "i am a file\n" });
-    await mkdir(path.join(root, "dir"));
+    const root = await workspace({ "ok.txt": "a\n", blocker: "i am a file\n" });
     const result = await applyPatch(
       patch("*** Add File: blocker/inside.txt", "+x", "*** Update File: ok.txt", "@@", "-a", "+b"),
       { cwd: root },

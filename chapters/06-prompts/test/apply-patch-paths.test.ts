@@ -34,10 +34,7 @@ describe("apply_patch path safety", () => {
   it("refuses to write through a symlinked file, even one pointing inside the workspace", async () => {
     const root = await workspace({ "real.txt": "old\n" });
     await symlink(path.join(root, "real.txt"), path.join(root, "link.txt"));
-    const failure = await failureOf(
-      root,
-      patch("*** Update File: link.txt", "@@", "-old", "+new"),
-    );
+    const failure = await failureOf(root, patch("*** Update File: link.txt", "@@", "-old", "+new"));
     expect(failure).toEqual({
       path: "link.txt",
       code: "symlink",
@@ -105,7 +102,10 @@ describe("apply_patch path safety", () => {
     const root = await workspace();
     const result = await applyPatch(patch("*** Add File: Makefile", "+all:"), { cwd: root });
     expect(result.success).toBe(true);
-    const custom = await applyPatch(addFile("notes.weird"), { cwd: root, allowedSuffixes: [".weird"] });
+    const custom = await applyPatch(addFile("notes.weird"), {
+      cwd: root,
+      allowedSuffixes: [".weird"],
+    });
     expect(custom.success).toBe(true);
   });
 

@@ -1,4 +1,4 @@
-import { chmod, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyPatch } from "../src/patch/apply-patch.ts";
@@ -12,9 +12,12 @@ describe("writing files", () => {
   it("keeps CRLF line endings and a BOM end to end", async () => {
     const original = `${BOM}first\r\nsecond\r\nthird\r\n`;
     const root = await workspace({ "win.txt": original });
-    const result = await applyPatch(patch("*** Update File: win.txt", "@@", " first", "-second", "+SECOND"), {
-      cwd: root,
-    });
+    const result = await applyPatch(
+      patch("*** Update File: win.txt", "@@", " first", "-second", "+SECOND"),
+      {
+        cwd: root,
+      },
+    );
     expect(result.success).toBe(true);
     const bytes = await readFile(path.join(root, "win.txt"));
     expect(bytes.toString("utf8")).toBe(`${BOM}first\r\nSECOND\r\nthird\r\n`);
@@ -25,13 +28,17 @@ describe("writing files", () => {
   it("keeps a file's permission bits", async () => {
     const root = await workspace({ "run.sh": "echo old\n" });
     await chmod(path.join(root, "run.sh"), 0o755);
-    await applyPatch(patch("*** Update File: run.sh", "@@", "-echo old", "+echo new"), { cwd: root });
+    await applyPatch(patch("*** Update File: run.sh", "@@", "-echo old", "+echo new"), {
+      cwd: root,
+    });
     expect((await stat(path.join(root, "run.sh"))).mode & 0o777).toBe(0o755);
   });
 
   it("refuses to update a file whose bytes are not UTF-8", async () => {
     const root = await workspace({ "data.txt": Buffer.from([0x61, 0xff, 0xfe, 0x0a]) });
-    const result = await applyPatch(patch("*** Update File: data.txt", "@@", "-a", "+b"), { cwd: root });
+    const result = await applyPatch(patch("*** Update File: data.txt", "@@", "-a", "+b"), {
+      cwd: root,
+    });
     expect(result.failures).toEqual([
       {
         path: "data.txt",
@@ -72,18 +79,41 @@ describe("writing files", () => {
     expect(manifest.patches).toHaveLength(1);
     expect(manifest.patches[0]!.files).toEqual([
       { path: "src/new.txt", previous_sha256: null, backup: null, sha256: sha256("fresh\n") },
-      { path: "mod.txt", previous_sha256: sha256("old\n"), backup: "files/mod.txt", sha256: sha256("new\n") },
-      { path: "gone.txt", previous_sha256: sha256("bye\n"), backup: "files/gone.txt", sha256: null },
+      {
+        path: "mod.txt",
+        previous_sha256: sha256("old\n"),
+        backup: "files/mod.txt",
+        sha256: sha256("new\n"),
+      },
+      {
+        path: "gone.txt",
+        previous_sha256: sha256("bye\n"),
+        backup: "files/gone.txt",
+        sha256: null,
+      },
     ]);
   });
 
   it("appends later patches of the same run to its manifest and keeps the first backup", async () => {
     const root = await workspace({ "f.txt": "v1\n" });
     const backupDir = path.join(root, ".agent/backups/r");
-    await applyPatch(patch("*** Update File: f.txt", "@@", "-v1", "+v2"), { cwd: root, backupDir, runId: "r" });
-    await applyPatch(patch("*** Update File: f.txt", "@@", "-v2", "+v3"), { cwd: root, backupDir, runId: "r" });
-    const manifest = JSON.parse(await readFile(path.join(backupDir, "manifest.json"), "utf8")) as BackupManifest;
-    expect(manifest.patches.map((p) => p.files[0]!.sha256)).toEqual([sha256("v2\n"), sha256("v3\n")]);
+    await applyPatch(patch("*** Update File: f.txt", "@@", "-v1", "+v2"), {
+      cwd: root,
+      backupDir,
+      runId: "r",
+    });
+    await applyPatch(patch("*** Update File: f.txt", "@@", "-v2", "+v3"), {
+      cwd: root,
+      backupDir,
+      runId: "r",
+    });
+    const manifest = JSON.parse(
+      await readFile(path.join(backupDir, "manifest.json"), "utf8"),
+    ) as BackupManifest;
+    expect(manifest.patches.map((p) => p.files[0]!.sha256)).toEqual([
+      sha256("v2\n"),
+      sha256("v3\n"),
+    ]);
     expect(await readFile(path.join(backupDir, "files/f.txt"), "utf8")).toBe("v1\n");
   });
 
@@ -109,7 +139,6 @@ describe("atomic writes", () => {
     const root = await workspace();
     const staged = await stageWrite(path.join(root, "s.sh"), Buffer.from("x"), 0o750);
     expect((await stat(staged.temp)).mode & 0o777).toBe(0o750);
-    await writeFile(path.join(root, "unused"), "");
     await discardWrite(staged);
   });
 });

@@ -36,7 +36,10 @@ describe("the hash guard", () => {
   it("refuses a stale precondition with file_changed and the current hash", async () => {
     const root = await workspace({ "f.txt": "a\n" });
     const stale = sha256("something else\n");
-    const result = await applyPatch(updateAtoB, { cwd: root, expect: expectFor({ "f.txt": stale }) });
+    const result = await applyPatch(updateAtoB, {
+      cwd: root,
+      expect: expectFor({ "f.txt": stale }),
+    });
     expect(result.failures).toEqual([
       {
         path: "f.txt",
@@ -62,18 +65,27 @@ describe("the hash guard", () => {
         hint: "Read f.txt with read_file first, then send the patch again.",
       },
     ]);
-    const deleting = await applyPatch(patch("*** Delete File: f.txt"), { cwd: root, requireRead: true });
-    expect(deleting.failures[0]!.message).toBe(
-      "Cannot delete f.txt: it has not been read in this run, so the patch may be built on a wrong picture of it.",
-    );
-    const adding = await applyPatch(patch("*** Add File: f.txt", "+x"), { cwd: root, requireRead: true });
-    expect(adding.failures[0]!.code).toBe("not_read");
-    expect(adding.failures[0]!.message).toMatch(/^Cannot replace f\.txt: /);
-
-    const fresh = await applyPatch(patch("*** Add File: g.txt", "+x", "*** Update File: g.txt", "@@", "-x", "+y"), {
+    const deleting = await applyPatch(patch("*** Delete File: f.txt"), {
       cwd: root,
       requireRead: true,
     });
+    expect(deleting.failures[0]!.message).toBe(
+      "Cannot delete f.txt: it has not been read in this run, so the patch may be built on a wrong picture of it.",
+    );
+    const adding = await applyPatch(patch("*** Add File: f.txt", "+x"), {
+      cwd: root,
+      requireRead: true,
+    });
+    expect(adding.failures[0]!.code).toBe("not_read");
+    expect(adding.failures[0]!.message).toMatch(/^Cannot replace f\.txt: /);
+
+    const fresh = await applyPatch(
+      patch("*** Add File: g.txt", "+x", "*** Update File: g.txt", "@@", "-x", "+y"),
+      {
+        cwd: root,
+        requireRead: true,
+      },
+    );
     expect(fresh.success).toBe(true);
     expect(await tree(root)).toEqual({ "f.txt": "a\n", "g.txt": "y\n" });
   });
@@ -93,7 +105,10 @@ describe("the hash guard", () => {
     ]);
     expect(await tree(root)).toEqual({ "f.txt": "a\n" });
 
-    const allowed = await applyPatch(addF, { cwd: root, expect: expectFor({ "f.txt": sha256("a\n") }) });
+    const allowed = await applyPatch(addF, {
+      cwd: root,
+      expect: expectFor({ "f.txt": sha256("a\n") }),
+    });
     expect(allowed.changed).toEqual([
       { op: "add", path: "f.txt", sha256: sha256("new\n"), previous_sha256: sha256("a\n") },
     ]);
@@ -115,7 +130,10 @@ describe("the hash guard", () => {
     ]);
     expect(await tree(root)).toEqual({ "a.txt": "a\n", "b.txt": "b\n" });
 
-    const allowed = await applyPatch(move, { cwd: root, expect: expectFor({ "b.txt": sha256("b\n") }) });
+    const allowed = await applyPatch(move, {
+      cwd: root,
+      expect: expectFor({ "b.txt": sha256("b\n") }),
+    });
     expect(allowed.success).toBe(true);
     expect(await tree(root)).toEqual({ "b.txt": "moved\n" });
   });
@@ -157,8 +175,14 @@ describe("the hash guard", () => {
     const root = await workspace({ "f.txt": "a\nb\n" });
     const expect1 = expectFor({ "f.txt": sha256("a\nb\n") });
     const results = await Promise.all([
-      applyPatch(patch("*** Update File: f.txt", "@@", "-a", "+a1"), { cwd: root, expect: expect1 }),
-      applyPatch(patch("*** Update File: f.txt", "@@", "-b", "+b2"), { cwd: root, expect: expect1 }),
+      applyPatch(patch("*** Update File: f.txt", "@@", "-a", "+a1"), {
+        cwd: root,
+        expect: expect1,
+      }),
+      applyPatch(patch("*** Update File: f.txt", "@@", "-b", "+b2"), {
+        cwd: root,
+        expect: expect1,
+      }),
     ]);
     expect(results.map((r) => r.success).sort()).toEqual([false, true]);
     const loser = results.find((r) => !r.success)!;
