@@ -38,6 +38,19 @@ function committed(chapter: Chapter, file: string): Buffer | undefined {
   }
 }
 
+/** True when these bytes are some committed version of the file: overwriting them loses nothing. */
+function inHistory(bytes: Buffer, chapter: Chapter, file: string): boolean {
+  const blob = execFileSync("git", ["hash-object", "--stdin"], { cwd: ROOT, input: bytes })
+    .toString()
+    .trim();
+  const log = execFileSync(
+    "git",
+    ["log", "--all", "--no-abbrev", "--format=", "--raw", "--", rel(chapter, file)],
+    { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 },
+  ).toString();
+  return log.split("\n").some((line) => line.split(" ")[3] === blob);
+}
+
 function pairs(): Array<[Chapter, Chapter]> {
   const chapters = listChapters();
   return chapters.slice(1).map((c, i) => [chapters[i]!, c]);
@@ -138,8 +151,14 @@ function sync(): number {
       if (sameBytes(theirs, ours)) continue;
       const base = committed(prev, file);
       if (!isLessonPath(next, file)) {
-        // Only overwrite what was in step before: never lose work a chapter has not declared yet.
-        if (ours === undefined || sameBytes(ours, base)) {
+        // Only overwrite what was in step before, or what git holds: never lose uncommitted work a
+        // chapter has not declared in its lesson yet.
+        if (
+          ours === undefined ||
+          sameBytes(ours, base) ||
+          sameBytes(ours, committed(next, file)) ||
+          inHistory(ours, prev, file)
+        ) {
           write(join(next.dir, file), theirs);
           report.push(`${theirs === undefined ? "deleted" : "copied "} ${rel(next, file)}`);
         } else {
