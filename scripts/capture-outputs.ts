@@ -38,6 +38,7 @@ export const DEMOS: Record<string, Demo> = {
     env: { AGENT_CONTEXT_TOKENS: "250" },
   },
   "03-tools": { args: ["What is this repository, and how is it organised?"] },
+  "04-apply-patch": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
 };
 
 // The variables that would make a chapter talk to a real model: a capture always runs offline.
@@ -64,15 +65,18 @@ export function commandLine(slug: string, demo: Demo): string {
 
 /**
  * Runs one demo and returns what the terminal shows: stdout and stderr interleaved in order (both
- * go to the same file descriptor). It runs in an empty scratch folder so no `.env` can switch it
- * to a real model.
+ * go to the same file descriptor). It runs in an empty scratch folder, so no `.env` can switch it
+ * to a real model, with TMPDIR inside that folder, so the demo's scratch repositories go away with
+ * it; their paths are shown as /tmp/... as on a reader's machine.
  */
 export function runDemo(slug: string, demo: Demo): string {
   const scratch = mkdtempSync(join(tmpdir(), "capture-"));
+  const childTmp = join(scratch, "tmp");
+  mkdirSync(childTmp);
   const logFile = join(scratch, "output.log");
   const log = openSync(logFile, "w");
   try {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...demo.env, NO_COLOR: "1" };
+    const env: NodeJS.ProcessEnv = { ...process.env, ...demo.env, NO_COLOR: "1", TMPDIR: childTmp };
     for (const name of MODEL_VARIABLES) delete env[name];
     const result = spawnSync(
       join(ROOT, "node_modules", ".bin", "tsx"),
@@ -91,7 +95,7 @@ export function runDemo(slug: string, demo: Demo): string {
         `${commandLine(slug, demo)} exited with ${result.status ?? result.signal}:\n${output}`,
       );
     }
-    return `${commandLine(slug, demo)}\n${output.replaceAll(scratch, "~/project")}`;
+    return `${commandLine(slug, demo)}\n${output.replaceAll(childTmp, "/tmp").replaceAll(scratch, "~/project")}`;
   } finally {
     closeSync(log);
     rmSync(scratch, { recursive: true, force: true });
@@ -100,12 +104,15 @@ export function runDemo(slug: string, demo: Demo): string {
 
 /** What may differ between two honest runs: scratch folders, ports, durations, timestamps. */
 export function normaliseOutput(text: string): string {
-  const tmp = tmpdir().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return text
-    .replace(new RegExp(`${tmp}/[\\w.-]+`, "g"), "<tmp>")
-    .replace(/(127\.0\.0\.1|localhost):\d+/g, "$1:<port>")
-    .replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b/g, "<time>")
-    .replace(/\b\d+(\.\d+)? ?(ms|s)\b/g, "<duration>");
+  return (
+    text
+      .replace(/\/tmp\/[\w.-]+/g, "<tmp>")
+      .replace(/(127\.0\.0\.1|localhost):\d+/g, "$1:<port>")
+      .replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b/g, "<time>")
+      // Run ids, e.g. 2026-11-30T07-31-50-275Z-10359-w7cn: a time stamp, a pid and a random tag.
+      .replace(/\b\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d+Z-\d+-\w+/g, "<run>")
+      .replace(/\b\d+(\.\d+)? ?(ms|s)\b/g, "<duration>")
+  );
 }
 
 /** The chapters with a demo whose code exists (a chapter being written has no src/main.ts yet). */

@@ -18,8 +18,8 @@ export default defineConfig({
   description:
     "Build a coding agent from scratch in TypeScript: a model client, context, tools, a hash-guarded apply_patch, a run ledger, prompts and the agent loop.",
   lang: "en",
-  // docs/README.md explains how the site works; it is for contributors, not a page.
-  srcExclude: ["README.md"],
+  // docs/README.md is for contributors; outputs/*.md are captures that pages include, not pages.
+  srcExclude: ["README.md", "outputs/**"],
   head: [["link", { rel: "icon", type: "image/svg+xml", href: "/favicon.svg" }]],
   markdown: {
     config: (md) => codeImportPlugin(md),

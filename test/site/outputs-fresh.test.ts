@@ -9,6 +9,7 @@ import {
   outputPath,
   runDemo,
 } from "../../scripts/capture-outputs.ts";
+import { PATCH_ERRORS_FILE, renderPatchErrors } from "../../scripts/capture-patch-errors.ts";
 import { sitePages } from "./site-pages.ts";
 
 const REFRESH = "Run `pnpm exec tsx scripts/capture-outputs.ts` and commit docs/outputs/.";
@@ -32,6 +33,13 @@ describe("captured demo outputs", () => {
       );
     },
   );
+
+  test("docs/outputs/patch-errors.md matches what apply_patch says now", async () => {
+    expect(
+      readFileSync(PATCH_ERRORS_FILE, "utf8"),
+      "stale. Run `pnpm exec tsx scripts/capture-patch-errors.ts` and commit docs/outputs/.",
+    ).toBe(await renderPatchErrors());
+  });
 
   test("normalising hides what differs between honest runs, and nothing else", () => {
     const run =
