@@ -1,8 +1,10 @@
-// Writes docs/generated/NN.diff: what chapter NN's lesson changed in src/ relative to chapter NN-1.
-// Generated on every `vitepress build`/`dev` start from the real packages, so the diff on a page
-// can never disagree with the code. Chapter 01 has no predecessor: its diff adds every file.
+// Writes docs/generated/NN.diff: what chapter NN's lesson changed in src/ relative to chapter NN-1,
+// and NN.stat: one line per file of it (A added, M modified, D deleted, with line counts), the
+// overview a page shows above the full diff. Generated on every `vitepress build`/`dev` start from
+// the real packages, so a page can never disagree with the code. Chapter 01 has no predecessor:
+// its diff adds every file.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { CHAPTERS_DIR, DOCS_DIR, type SiteChapter } from "./chapters.ts";
 
@@ -32,9 +34,38 @@ function filesUnder(dir: string): string[] {
 }
 
 function firstChapterDiff(slug: string): string {
-  return filesUnder(join(CHAPTERS_DIR, slug, "src"))
+  const src = join(CHAPTERS_DIR, slug, "src");
+  if (!existsSync(src)) return "";
+  return filesUnder(src)
     .map((file) => gitDiff("/dev/null", relative(CHAPTERS_DIR, file)))
     .join("");
+}
+
+/** The per-file summary of a `git diff` text. */
+export function diffStat(diff: string): string {
+  const files: Array<{ kind: string; path: string; added: number; removed: number }> = [];
+  for (const line of diff.split("\n")) {
+    const header = /^diff --git (\S+) (\S+)$/.exec(line);
+    const current = files.at(-1);
+    if (header) {
+      // Show paths inside the chapter: "04-apply-patch/src/main.ts" -> "src/main.ts".
+      const path = (header[2] === "/dev/null" ? header[1]! : header[2]!).replace(/^[^/]+\//, "");
+      files.push({ kind: "M", path, added: 0, removed: 0 });
+    } else if (current === undefined) {
+      continue;
+    } else if (line.startsWith("new file mode")) current.kind = "A";
+    else if (line.startsWith("deleted file mode")) current.kind = "D";
+    else if (line.startsWith("+") && !line.startsWith("+++ ")) current.added++;
+    else if (line.startsWith("-") && !line.startsWith("--- ")) current.removed++;
+  }
+  const width = Math.max(0, ...files.map((file) => file.path.length));
+  const lines = files.map(({ kind, path, added, removed }) =>
+    `${kind} ${path.padEnd(width)}  ${added > 0 ? `+${added}` : ""}${added > 0 && removed > 0 ? " " : ""}${removed > 0 ? `-${removed}` : ""}`.trimEnd(),
+  );
+  const added = files.reduce((sum, file) => sum + file.added, 0);
+  const removed = files.reduce((sum, file) => sum + file.removed, 0);
+  const count = files.length === 1 ? "1 file" : `${files.length} files`;
+  return [...lines, `${count} changed, ${added} lines added, ${removed} removed`].join("\n") + "\n";
 }
 
 export function writeChapterDiffs(chapters: SiteChapter[]): void {
@@ -47,5 +78,6 @@ export function writeChapterDiffs(chapters: SiteChapter[]): void {
         : gitDiff(`${previous.slug}/src`, `${chapter.slug}/src`);
     const name = String(chapter.number).padStart(2, "0");
     writeFileSync(join(GENERATED_DIR, `${name}.diff`), diff || "# no changes in src/\n");
+    writeFileSync(join(GENERATED_DIR, `${name}.stat`), diffStat(diff));
   });
 }
