@@ -5,6 +5,7 @@ import type { RunLedger } from "../ledger/run-ledger.ts";
 import { describeModelError, isAbort } from "../model-errors.ts";
 import type { ChatResult } from "../stream-assembler.ts";
 import { streamWithRetry } from "../stream-with-retry.ts";
+import { countMessageTokens, countRequestTokens } from "../token-counter.ts";
 import { toOpenAITool, type AnyTool } from "../tools/define-tool.ts";
 import type { ToolCallRequest, ToolCallResult } from "../tools/run-tool-call.ts";
 import type { BudgetTracker } from "./budgets.ts";
@@ -136,12 +137,17 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
       }
 
       const usage = result.usage;
-      budgets.recordModelCall(usage?.total_tokens ?? 0);
+      // A server that reports no usage still spends tokens: count them ourselves (chapter 02).
+      budgets.recordModelCall(
+        usage?.total_tokens ??
+          countRequestTokens(requestMessages(conversation)) + countMessageTokens(result.message),
+      );
       await options.ledger.recordModelCall({
         model: options.model,
-        usage: {
-          input_tokens: usage?.prompt_tokens ?? 0,
-          output_tokens: usage?.completion_tokens ?? 0,
+        // null when the server did not report usage: unknown is not zero.
+        usage: usage && {
+          input_tokens: usage.prompt_tokens,
+          output_tokens: usage.completion_tokens,
         },
       });
       conversation = addMessages(conversation, result.message);

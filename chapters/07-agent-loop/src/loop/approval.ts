@@ -1,5 +1,8 @@
 import { countChangedLines } from "../patch/count-changed-lines.ts";
+import { parsePatch } from "../patch/parse-patch.ts";
 import type { PatchOperation } from "../patch/patch-types.ts";
+import type { AnyTool } from "../tools/define-tool.ts";
+import { ToolError } from "../tools/tool-error.ts";
 
 /**
  * Some patches are too consequential to apply on the model's word alone:
@@ -68,4 +71,35 @@ export function notApprovedMessage(
 function joinReasons(reasons: string[]): string {
   if (reasons.length <= 1) return reasons.join("");
   return `${reasons.slice(0, -1).join(", ")} and ${reasons.at(-1)}`;
+}
+
+/**
+ * The apply_patch tool with a gate in front: a risky patch runs only once the
+ * user said yes. A refusal is a tool error the model reads (code
+ * not_approved), so it can choose a smaller change or stop and ask.
+ */
+export function requireApproval(tool: AnyTool, approver: Approver): AnyTool {
+  return {
+    ...tool,
+    async execute(args, context) {
+      const reasons = typeof args.patch === "string" ? patchReasons(args.patch) : [];
+      if (reasons.length > 0) {
+        const decision = await approver(reasons, context.signal);
+        if (decision !== "approved") {
+          const { message, hint } = notApprovedMessage(decision, reasons);
+          throw new ToolError("not_approved", message, hint);
+        }
+      }
+      return tool.execute(args, context);
+    },
+  };
+}
+
+// A patch that does not parse needs no approval: apply_patch refuses it and says why.
+function patchReasons(patch: string): string[] {
+  try {
+    return approvalReasons(parsePatch(patch).operations);
+  } catch {
+    return [];
+  }
 }

@@ -1,0 +1,72 @@
+import { color } from "@build-agent/shared/terminal";
+import { toolCallLine } from "../tool-call-line.ts";
+import type { ToolCallRequest, ToolCallResult } from "../tools/run-tool-call.ts";
+import type { LoopEvents } from "./agent-loop.ts";
+import { parsePatchToolOutput, renderPatchDiff } from "./patch-diff.ts";
+
+export interface Output {
+  write(text: string): unknown;
+}
+
+/**
+ * What a person sees while the agent works: the model's text as it streams,
+ * one line per tool call with its status, and the diff of every patch that
+ * was applied. Notices (retries, dropped context) go to stderr, so stdout
+ * holds only the agent's own story.
+ */
+export class TerminalUi {
+  private lineOpen = false;
+
+  constructor(
+    private readonly out: Output = process.stdout,
+    private readonly err: Output = process.stderr,
+  ) {}
+
+  events(): LoopEvents {
+    return {
+      onText: (text) => this.text(text),
+      onToolCall: (call, result) => this.toolCall(call, result),
+      onNotice: (line) => this.notice(line),
+    };
+  }
+
+  text(text: string): void {
+    this.out.write(text);
+    this.lineOpen = !text.endsWith("\n");
+  }
+
+  toolCall(call: ToolCallRequest, result: ToolCallResult): void {
+    this.endLine();
+    this.out.write(toolCallLine(call, result) + "\n");
+    const diff = call.function.name === "apply_patch" ? patchDiff(call, result) : "";
+    if (diff !== "") this.out.write(diff + "\n");
+  }
+
+  notice(line: string): void {
+    this.endLine();
+    this.err.write(color.dim(line) + "\n");
+  }
+
+  /** Plain lines for stdout (summary, demo output). */
+  line(text: string): void {
+    this.endLine();
+    this.out.write(text + "\n");
+  }
+
+  endLine(): void {
+    if (this.lineOpen) this.out.write("\n");
+    this.lineOpen = false;
+  }
+}
+
+function patchDiff(call: ToolCallRequest, result: ToolCallResult): string {
+  const applied = parsePatchToolOutput(result.content);
+  if (applied === undefined || applied.changed.length === 0) return "";
+  let patch: unknown;
+  try {
+    patch = (JSON.parse(call.function.arguments) as { patch?: unknown }).patch;
+  } catch {
+    return "";
+  }
+  return typeof patch === "string" ? renderPatchDiff(patch, applied) : "";
+}
