@@ -62,6 +62,14 @@ export async function answerWithTools(options: ToolRoundTripOptions): Promise<To
     });
     usage = addUsage(usage, result);
     conversation = addMessages(conversation, result.message);
+    // The harness keeps the run's books: every model call with its tokens.
+    await context.ledger?.recordModelCall({
+      model: options.model,
+      usage: result.usage && {
+        input_tokens: result.usage.prompt_tokens,
+        output_tokens: result.usage.completion_tokens,
+      },
+    });
 
     const calls = result.message.tool_calls ?? [];
     if (calls.length === 0) {
@@ -71,6 +79,11 @@ export async function answerWithTools(options: ToolRoundTripOptions): Promise<To
     // in which a tool call has no answer.
     for (const call of calls) {
       const outcome = await runToolCall(tools, call, context);
+      await context.ledger?.recordToolCall({
+        tool: call.function.name,
+        callId: call.id,
+        ...judgeOutcome(outcome),
+      });
       options.onToolCall?.(call, outcome);
       conversation = addMessages(conversation, {
         role: "tool",
@@ -80,6 +93,25 @@ export async function answerWithTools(options: ToolRoundTripOptions): Promise<To
     }
   }
   return { conversation, answer: null, rounds: maxRounds, usage };
+}
+
+/**
+ * What the ledger records of a tool result: ok or error, and the error's
+ * stable code. Tools report failures as text for the model, so the code is
+ * read from the two shapes they use: "Error [code]: ..." and apply_patch's
+ * summary line followed by its JSON result.
+ */
+export function judgeOutcome(result: ToolCallResult): { outcome: "ok" | "error"; code?: string } {
+  if (!result.ok)
+    return { outcome: "error", code: /^Error \[([\w-]+)\]/.exec(result.content)?.[1] };
+  if (!/^Patch (not|partly) applied/.test(result.content)) return { outcome: "ok" };
+  const json = result.content.slice(result.content.indexOf("\n") + 1);
+  try {
+    const parsed = JSON.parse(json) as { failures?: { code?: string }[] };
+    return { outcome: "error", code: parsed.failures?.[0]?.code };
+  } catch {
+    return { outcome: "error" };
+  }
 }
 
 function addUsage(

@@ -94,6 +94,8 @@ describe("RunLedger", () => {
     await ledger.recordWrite("tmp.ts", { before: A });
     await ledger.recordModelCall({ model: "m", usage: { input_tokens: 10, output_tokens: 5 } });
     await ledger.recordModelCall({ model: "m", usage: { input_tokens: 7, output_tokens: 1 } });
+    // A server that does not report usage: counted, but not as zero tokens.
+    await ledger.recordModelCall({ model: "m", usage: null });
     await ledger.recordToolCall({ tool: "note", outcome: "ok" });
 
     expect(ledger.revision).toBe(8);
@@ -103,7 +105,8 @@ describe("RunLedger", () => {
       { path: "old.ts", status: "deleted", before_sha256: A, after_sha256: undefined },
     ]);
     expect(ledger.usage()).toEqual({
-      model_calls: 2,
+      model_calls: 3,
+      unreported_calls: 1,
       input_tokens: 17,
       output_tokens: 6,
       total_tokens: 23,

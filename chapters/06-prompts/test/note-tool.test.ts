@@ -4,17 +4,17 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NoteStore } from "../src/notes/note-store.ts";
 import { toOpenAITool } from "../src/tools/define-tool.ts";
-import { createNoteTool } from "../src/tools/note-tool.ts";
+import { noteTool } from "../src/tools/note-tool.ts";
 import { runToolCall } from "../src/tools/run-tool-call.ts";
 import type { ToolCallResult } from "../src/tools/run-tool-call.ts";
 
 let cwd: string;
-let tool: ReturnType<typeof createNoteTool>;
+let notes: NoteStore;
 let tick: number;
 beforeEach(async () => {
   cwd = await mkdtemp(join(tmpdir(), "note-tool-"));
   tick = 0;
-  tool = createNoteTool(new NoteStore(cwd, () => new Date(Date.UTC(2025, 0, 31, 12, 0, tick++))));
+  notes = new NoteStore(cwd, () => new Date(Date.UTC(2025, 0, 31, 12, 0, tick++)));
 });
 afterEach(async () => {
   await rm(cwd, { recursive: true, force: true });
@@ -23,9 +23,9 @@ afterEach(async () => {
 // Drives the tool the way the harness does: JSON arguments in, text out.
 function call(args: unknown): Promise<ToolCallResult> {
   return runToolCall(
-    [tool],
+    [noteTool],
     { id: "call_1", function: { name: "note", arguments: JSON.stringify(args) } },
-    { cwd, signal: new AbortController().signal },
+    { cwd, signal: new AbortController().signal, notes },
   );
 }
 
@@ -37,7 +37,7 @@ async function ok(request: Record<string, unknown>): Promise<string> {
 
 describe("note tool schema", () => {
   it("is an object at the root with the union inside `request`", () => {
-    const parameters = toOpenAITool(tool).function.parameters as {
+    const parameters = toOpenAITool(noteTool).function.parameters as {
       type: string;
       required: string[];
       properties: { request: { oneOf: Array<{ properties: { action: { const: string } } }> } };

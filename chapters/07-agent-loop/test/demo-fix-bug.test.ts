@@ -3,12 +3,14 @@ import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { copyDemoRepo, runDemoCheck } from "@build-agent/shared/demo-repo";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { listRuns } from "../src/ledger/run-ledger.ts";
 import { main } from "../src/main.ts";
+import { NoteStore } from "../src/notes/note-store.ts";
 
 let workspace: string;
 
 beforeEach(async () => {
-  workspace = await copyDemoRepo("ch04-demo-");
+  workspace = await copyDemoRepo("ch05-demo-");
   // Offline, whatever the machine has configured.
   for (const name of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENT_MODEL"]) vi.stubEnv(name, "");
   vi.stubEnv("NO_COLOR", "1");
@@ -28,11 +30,11 @@ function capture(stream: NodeJS.WriteStream): () => string {
   return () => text;
 }
 
-describe("chapter 04 demo: the scripted model fixes the coupon bug", () => {
+describe("chapter 05 demo: the scripted model fixes the coupon bug, on the record", () => {
   it("reads, patches, shows the diff and the new hash, and the checks pass", async () => {
     expect((await runDemoCheck(workspace)).ok).toBe(false);
     const stdout = capture(process.stdout);
-    capture(process.stderr);
+    const stderr = capture(process.stderr);
 
     expect(await main(["--repo", workspace])).toBe(0);
 
@@ -54,13 +56,49 @@ describe("chapter 04 demo: the scripted model fixes the coupon bug", () => {
     const check = await runDemoCheck(workspace);
     expect(check.output).toContain("all checks passed");
     expect(check.ok).toBe(true);
+
+    // The run is on the record, with a note, and says how to undo it.
+    const [run] = await listRuns(workspace);
+    expect(run).toMatchObject({ endReason: "done", undone: false });
+    expect(run!.changedFiles.map((file) => file.path)).toEqual(["src/cart.mjs"]);
+    const ledgerPath = path.join(workspace, ".agent", "runs", `${run!.runId}.jsonl`);
+    expect(stderr()).toContain(
+      `run ${run!.runId}: 1 file(s) changed, 2 tool call(s); ledger ${ledgerPath}\n` +
+        `undo it: pnpm chapter 5 -- undo ${run!.runId} --repo ${workspace}\n`,
+    );
+    expect((await new NoteStore(workspace).list()).map((note) => note.title)).toEqual([
+      "Patch applied",
+    ]);
+  });
+
+  it("undo puts the file back, and a second undo finds nothing to do", async () => {
+    const before = await readFile(path.join(workspace, "src/cart.mjs"));
+    capture(process.stdout);
+    capture(process.stderr);
+    expect(await main(["--repo", workspace])).toBe(0);
+    const [run] = await listRuns(workspace);
+    vi.restoreAllMocks();
+
+    const stdout = capture(process.stdout);
+    const stderr = capture(process.stderr);
+    expect(await main(["undo", "--repo", workspace])).toBe(0);
+    expect(stdout()).toBe(`Undid run ${run!.runId}: restored src/cart.mjs.\n`);
+    expect(await readFile(path.join(workspace, "src/cart.mjs"))).toEqual(before);
+
+    expect(await main(["undo", "--repo", workspace])).toBe(1);
+    expect(stderr()).toContain("Nothing to undo: no run recorded in");
   });
 });
 
-describe("chapter 04 command line", () => {
+describe("chapter 05 command line", () => {
   it("explains a bad option", async () => {
     const stderr = capture(process.stderr);
     expect(await main(["--nope"])).toBe(2);
-    expect(stderr()).toContain('usage: pnpm chapter 4 -- "what to change" [--repo PATH]');
+    expect(stderr()).toContain(
+      'usage: pnpm chapter 5 -- "what to change" [--repo PATH]\n' +
+        "       pnpm chapter 5 -- undo [RUN_ID] [--repo PATH]",
+    );
+    expect(await main(["undo", "a", "b"])).toBe(2);
+    expect(stderr()).toContain("undo takes at most one RUN_ID.");
   });
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { applyPatch, type ApplyPatchResult } from "../patch/apply-patch.ts";
-import type { ReadRecord } from "../read-record.ts";
+import type { RunLedger } from "../ledger/run-ledger.ts";
+import { writePatchNote } from "../notes/patch-notes.ts";
 import { defineTool } from "./define-tool.ts";
 
 export const applyPatchTool = defineTool({
@@ -25,29 +26,44 @@ export const applyPatchTool = defineTool({
     patch: z.string().describe("The whole patch, from *** Begin Patch to *** End Patch"),
   }),
   async execute(args, context) {
-    const record = context.readRecord;
+    const { ledger, notes } = context;
     const result = await applyPatch(args.patch, {
       cwd: context.cwd,
       // The harness, not the model, supplies the precondition: the hash of
-      // what the agent last saw. Without a record the agent has seen nothing.
-      expect: (path) => record?.lastSeen(path),
+      // what the agent last saw, from the run's ledger. Without a ledger the
+      // agent has seen nothing.
+      expect: (path) => ledger?.lastKnownHash(path),
       requireRead: true,
-      runId: context.runId,
+      runId: ledger?.runId,
     });
-    if (record) rememberWrites(record, result);
+    if (ledger) await recordWrites(ledger, result);
+    if (notes && result.failures.length + result.changed.length > 0) {
+      await writePatchNote(notes, {
+        userInput: ledger?.start.task ?? "",
+        patch: args.patch,
+        outcome: result,
+      });
+    }
     return `${summarizePatchResult(result)}\n${JSON.stringify(result)}`;
   },
 });
 
 /**
- * The agent has seen what it wrote: recording the new hashes lets it patch
- * the same file again without re-reading it.
+ * Every write goes into the ledger with its hashes before and after. The
+ * agent has seen what it wrote, so it may patch the same file again without
+ * re-reading it; a move deletes its source.
  */
-function rememberWrites(record: ReadRecord, result: ApplyPatchResult): void {
+async function recordWrites(ledger: RunLedger, result: ApplyPatchResult): Promise<void> {
   for (const change of result.changed) {
-    if (change.from !== undefined) record.forget(change.from);
-    if (change.sha256 === undefined) record.forget(change.path);
-    else record.record(change.path, change.sha256);
+    if (change.from !== undefined) {
+      await ledger.recordWrite(change.from, { before: change.previous_sha256 });
+      await ledger.recordWrite(change.path, { after: change.sha256 });
+    } else {
+      await ledger.recordWrite(change.path, {
+        before: change.previous_sha256,
+        after: change.sha256,
+      });
+    }
   }
 }
 

@@ -1,5 +1,7 @@
 import type { ChatCompletionFunctionTool } from "openai/resources/chat/completions";
 import { z } from "zod";
+import type { RunLedger } from "../ledger/run-ledger.ts";
+import type { NoteStore } from "../notes/note-store.ts";
 
 /** What a tool may do to the world. The loop (chapter 07) asks for approval based on it. */
 export type ToolEffect = "read" | "write" | "execute";
@@ -9,6 +11,14 @@ export interface ToolContext {
   /** The workspace root; every path a tool accepts is relative to it. */
   cwd: string;
   signal: AbortSignal;
+  /**
+   * The run's ledger, owned by the harness: read_file records what the agent
+   * saw, apply_patch takes its preconditions from it and records its writes.
+   * Its run id names the run's backup folder (.agent/backups/<runId>).
+   */
+  ledger?: RunLedger;
+  /** Where "Patch applied" / "Patch failed" notes go, and the note tool's notebook. */
+  notes?: NoteStore;
 }
 
 /**

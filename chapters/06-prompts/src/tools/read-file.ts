@@ -37,7 +37,11 @@ export const readFileTool = defineTool({
     limit: z.number().int().min(1).optional().describe("How many lines to show"),
   }),
   async execute(args, context) {
-    return (await viewFile(context.cwd, args.path, args)).text;
+    const view = await viewFile(context.cwd, args.path, args);
+    // Every read goes into the ledger; only a full one lets the agent patch
+    // the file (see RunLedger.lastKnownHash).
+    await context.ledger?.recordRead(view.path, view.sha256, { full: view.fullRead });
+    return view.text;
   },
 });
 

@@ -59,7 +59,8 @@ export const ModelCallEvent = z.object({
   type: z.literal("model_call"),
   time,
   model: z.string(),
-  usage: TokenUsage,
+  // null when the server did not report usage: unknown is not zero.
+  usage: TokenUsage.nullable(),
 });
 
 export const RunEndEvent = z.object({

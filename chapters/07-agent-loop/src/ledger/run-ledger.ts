@@ -24,6 +24,8 @@ export interface ChangedFile {
 
 export interface UsageTotals {
   model_calls: number;
+  // Calls whose usage the server did not report; the token sums leave them out.
+  unreported_calls: number;
   input_tokens: number;
   output_tokens: number;
   total_tokens: number;
@@ -179,7 +181,7 @@ export class RunLedger {
     });
   }
 
-  recordModelCall(call: { model: string; usage: TokenUsage }): Promise<void> {
+  recordModelCall(call: { model: string; usage: TokenUsage | null }): Promise<void> {
     return this.record({ type: "model_call", time: now(), model: call.model, usage: call.usage });
   }
 
@@ -226,6 +228,7 @@ export class RunLedger {
   usage(): UsageTotals {
     const totals: UsageTotals = {
       model_calls: 0,
+      unreported_calls: 0,
       input_tokens: 0,
       output_tokens: 0,
       total_tokens: 0,
@@ -233,6 +236,10 @@ export class RunLedger {
     for (const event of this.history) {
       if (event.type !== "model_call") continue;
       totals.model_calls += 1;
+      if (event.usage === null) {
+        totals.unreported_calls += 1;
+        continue;
+      }
       totals.input_tokens += event.usage.input_tokens;
       totals.output_tokens += event.usage.output_tokens;
     }

@@ -1,10 +1,8 @@
 import { z } from "zod";
 import type { NoteMeta } from "../notes/note.ts";
 import { NOTE_TYPES, serializeNote } from "../notes/note.ts";
-import { NoteNotFoundError } from "../notes/note-store.ts";
-import type { NoteStore } from "../notes/note-store.ts";
+import { NoteNotFoundError, NoteStore } from "../notes/note-store.ts";
 import { defineTool } from "./define-tool.ts";
-import type { Tool } from "./define-tool.ts";
 import { ToolError } from "./tool-error.ts";
 
 // The `note` tool: the agent's own notebook in `.agent/notes/`. One tool with
@@ -51,35 +49,33 @@ const NoteRequest = z.discriminatedUnion("action", [
 ]);
 type NoteRequest = z.infer<typeof NoteRequest>;
 
-const noteSchema = z.object({ request: NoteRequest });
-
-export function createNoteTool(store: NoteStore): Tool<typeof noteSchema> {
-  return defineTool({
-    name: "note",
-    description:
-      "Keep notes that outlive this conversation: task state, conclusions, blockers, references. " +
-      'Arguments: {"request": {"action": ..., ...}}. Actions: create (title, body, type?, tags?), ' +
-      "read (id), update (id and any of title, type, tags, body, append), delete (id), " +
-      "list (type?, tag?), search (query, type?, tag?), summary. " +
-      'Example: {"request": {"action": "create", "title": "Plan", "type": "task_state", "body": "1. ..."}}',
-    effect: "write",
-    schema: noteSchema,
-    async execute({ request }) {
-      try {
-        return await runRequest(store, request);
-      } catch (error) {
-        if (error instanceof NoteNotFoundError) {
-          throw new ToolError(
-            "note_not_found",
-            error.message,
-            'Call note again with one of those ids, or with action "list".',
-          );
-        }
-        throw error;
+export const noteTool = defineTool({
+  name: "note",
+  description:
+    "Keep notes that outlive this conversation: task state, conclusions, blockers, references. " +
+    'Arguments: {"request": {"action": ..., ...}}. Actions: create (title, body, type?, tags?), ' +
+    "read (id), update (id and any of title, type, tags, body, append), delete (id), " +
+    "list (type?, tag?), search (query, type?, tag?), summary. " +
+    'Example: {"request": {"action": "create", "title": "Plan", "type": "task_state", "body": "1. ..."}}',
+  effect: "write",
+  schema: z.object({ request: NoteRequest }),
+  async execute({ request }, context) {
+    // The harness hands over the run's notebook; without one, the workspace's.
+    const store = context.notes ?? new NoteStore(context.cwd);
+    try {
+      return await runRequest(store, request);
+    } catch (error) {
+      if (error instanceof NoteNotFoundError) {
+        throw new ToolError(
+          "note_not_found",
+          error.message,
+          'Call note again with one of those ids, or with action "list".',
+        );
       }
-    },
-  });
-}
+      throw error;
+    }
+  },
+});
 
 async function runRequest(store: NoteStore, request: NoteRequest): Promise<string> {
   switch (request.action) {
