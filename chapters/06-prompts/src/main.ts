@@ -1,6 +1,7 @@
-// Chapter 05: every run is recorded in a RunLedger, patches leave notes, and a run can be undone.
-//   pnpm chapter 5 -- "what to change" [--repo PATH]
-//   pnpm chapter 5 -- undo [RUN_ID] [--repo PATH]
+// Chapter 06: the system prompt comes from reviewed text files (src/prompts/), not a string in code.
+//   pnpm chapter 6 -- "what to change" [--repo PATH]
+//   pnpm chapter 6 -- --print-prompt [--repo PATH]
+//   pnpm chapter 6 -- undo [RUN_ID] [--repo PATH]
 // Without --repo a task works on a scratch copy of the demo repository (kept, so you can look,
 // and undo), and undo works on the folder you started pnpm in.
 import { pathToFileURL } from "node:url";
@@ -19,22 +20,18 @@ import { collectRunChanges, formatRunChange } from "./run-changes.ts";
 import { toolCallLine } from "./tool-call-line.ts";
 import { answerWithTools, DEFAULT_MAX_ROUNDS } from "./tool-round-trip.ts";
 import { applyPatchTool } from "./tools/apply-patch-tool.ts";
+import { printPrompt } from "./prompts/print-prompt.ts";
+import { buildSystemPrompt } from "./prompts/system-prompt.ts";
 import { noteTool } from "./tools/note-tool.ts";
 import type { ToolCallRequest, ToolCallResult } from "./tools/run-tool-call.ts";
 import { workspaceTools } from "./tools/workspace-tools.ts";
 import { UndoRefusedError, describeUndo, undoRun } from "./undo.ts";
 
 const USAGE =
-  'usage: pnpm chapter 5 -- "what to change" [--repo PATH]\n' +
-  "       pnpm chapter 5 -- undo [RUN_ID] [--repo PATH]";
+  'usage: pnpm chapter 6 -- "what to change" [--repo PATH]\n' +
+  "       pnpm chapter 6 -- --print-prompt [--repo PATH]\n" +
+  "       pnpm chapter 6 -- undo [RUN_ID] [--repo PATH]";
 const DEFAULT_TASK = "The total with a coupon is wrong. Find the bug and fix it.";
-
-export const SYSTEM_PROMPT =
-  "You are a coding assistant working in a software repository, the workspace. " +
-  "Use the tools to look at files; read a file in full with read_file before you change it with apply_patch. " +
-  "Make the smallest change that does the job. Paths are relative to the workspace root. " +
-  "Use the note tool to keep task state, conclusions and blockers that should outlive this conversation. " +
-  "When done, say briefly what you changed.";
 
 /** Runs the program; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -46,6 +43,10 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (args.kind === "undo") return undo(args.repo, args.runId);
+  if (args.kind === "print-prompt") {
+    await printPrompt(args.repo ?? process.env.INIT_CWD ?? process.cwd());
+    return 0;
+  }
   const config = await loadConfig();
   if (config.kind === "invalid") {
     printError(config.message);
@@ -76,7 +77,7 @@ export async function main(argv: string[]): Promise<number> {
     const result = await answerWithTools({
       client: createModelClient(endpoint),
       model: endpoint.model,
-      conversation: addMessages(startConversation(SYSTEM_PROMPT), {
+      conversation: addMessages(startConversation(await buildSystemPrompt(workspace)), {
         role: "user",
         content: args.task,
       }),
@@ -146,7 +147,7 @@ function ledgerLine(ledger: RunLedger, workspace: string): string {
   const line = `run ${ledger.runId}: ${changed} file(s) changed, ${ledger.toolCalls().length} tool call(s); ledger ${ledger.path}`;
   return changed === 0
     ? line
-    : `${line}\nundo it: pnpm chapter 5 -- undo ${ledger.runId} --repo ${workspace}`;
+    : `${line}\nundo it: pnpm chapter 6 -- undo ${ledger.runId} --repo ${workspace}`;
 }
 
 async function undo(repo: string | undefined, runId: string | undefined): Promise<number> {
@@ -181,14 +182,16 @@ async function showChanges(workspace: string, runId: string): Promise<void> {
 
 type CommandLine =
   | { kind: "task"; task: string; repo: string | undefined }
-  | { kind: "undo"; runId: string | undefined; repo: string | undefined };
+  | { kind: "undo"; runId: string | undefined; repo: string | undefined }
+  | { kind: "print-prompt"; repo: string | undefined };
 
 function parseCommandLine(argv: string[]): CommandLine {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { repo: { type: "string" } },
+    options: { repo: { type: "string" }, "print-prompt": { type: "boolean" } },
     allowPositionals: true,
   });
+  if (values["print-prompt"]) return { kind: "print-prompt", repo: values.repo };
   if (positionals[0] === "undo") {
     if (positionals.length > 2) throw new Error("undo takes at most one RUN_ID.");
     return { kind: "undo", runId: positionals[1], repo: values.repo };
