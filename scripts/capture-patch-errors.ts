@@ -199,6 +199,18 @@ async function runScenario(scenario: Scenario): Promise<{ message: string; hint:
   }
 }
 
+/** HTML for a message: escaped, line breaks and indentation kept (the page's HTML collapses whitespace). */
+function escapeHtml(text: string): string {
+  return text
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .split("\n")
+    .map((line) => line.replace(/^ +/, (spaces) => "&nbsp;".repeat(spaces.length)))
+    .join("<br>");
+}
+
+/** The patch as a code block; message and hint as wrapped prose (HTML, so no Markdown or Vue syntax applies). */
 async function renderScenario(scenario: Scenario): Promise<string> {
   const { message, hint } = await runScenario(scenario);
   return [
@@ -208,10 +220,10 @@ async function renderScenario(scenario: Scenario): Promise<string> {
     showPatch(scenario.patch),
     "```",
     "",
-    "```text",
-    `message: ${message}`,
-    `hint:    ${hint}`,
-    "```",
+    '<div class="patch-failure" v-pre>',
+    `<p><span class="label">message</span>${escapeHtml(message)}</p>`,
+    `<p><span class="label">hint</span>${escapeHtml(hint)}</p>`,
+    "</div>",
     "",
   ].join("\n");
 }
