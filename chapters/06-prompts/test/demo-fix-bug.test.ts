@@ -30,7 +30,7 @@ function capture(stream: NodeJS.WriteStream): () => string {
   return () => text;
 }
 
-describe("chapter 05 demo: the scripted model fixes the coupon bug, on the record", () => {
+describe("chapter 06 demo: the scripted model fixes the coupon bug, on the record", () => {
   it("reads, patches, shows the diff and the new hash, and the checks pass", async () => {
     expect((await runDemoCheck(workspace)).ok).toBe(false);
     const stdout = capture(process.stdout);
@@ -64,7 +64,7 @@ describe("chapter 05 demo: the scripted model fixes the coupon bug, on the recor
     const ledgerPath = path.join(workspace, ".agent", "runs", `${run!.runId}.jsonl`);
     expect(stderr()).toContain(
       `run ${run!.runId}: 1 file(s) changed, 2 tool call(s); ledger ${ledgerPath}\n` +
-        `undo it: pnpm chapter 5 -- undo ${run!.runId} --repo ${workspace}\n`,
+        `undo it: pnpm chapter 6 -- undo ${run!.runId} --repo ${workspace}\n`,
     );
     expect((await new NoteStore(workspace).list()).map((note) => note.title)).toEqual([
       "Patch applied",
@@ -90,13 +90,27 @@ describe("chapter 05 demo: the scripted model fixes the coupon bug, on the recor
   });
 });
 
-describe("chapter 05 command line", () => {
+describe("chapter 06 command line", () => {
+  it("--print-prompt prints the system prompt of a workspace and its token count", async () => {
+    const stdout = capture(process.stdout);
+    expect(await main(["--print-prompt", "--repo", workspace])).toBe(0);
+    const out = stdout();
+    expect(out).toMatch(/^You are a coding agent working inside one software project/);
+    expect(out).toContain(`- Workspace root: ${workspace} (every path you use is relative to it)`);
+    // The demo repository's AGENTS.md is part of the prompt.
+    expect(out).toContain("# Project instructions (AGENTS.md)");
+    expect(out).toMatch(
+      /\n-- system prompt: \d+ tokens \(o200k_base\), sent with every model call --\n$/,
+    );
+  });
+
   it("explains a bad option", async () => {
     const stderr = capture(process.stderr);
     expect(await main(["--nope"])).toBe(2);
     expect(stderr()).toContain(
-      'usage: pnpm chapter 5 -- "what to change" [--repo PATH]\n' +
-        "       pnpm chapter 5 -- undo [RUN_ID] [--repo PATH]",
+      'usage: pnpm chapter 6 -- "what to change" [--repo PATH]\n' +
+        "       pnpm chapter 6 -- --print-prompt [--repo PATH]\n" +
+        "       pnpm chapter 6 -- undo [RUN_ID] [--repo PATH]",
     );
     expect(await main(["undo", "a", "b"])).toBe(2);
     expect(stderr()).toContain("undo takes at most one RUN_ID.");
