@@ -279,6 +279,41 @@ describe("parsePatch: refusals", () => {
     );
   });
 
+  it("names the text before and after a fenced patch that follows an explanation", () => {
+    const error = refusal(() =>
+      parsePatch(
+        patchOf(
+          "Here is the patch:",
+          "```patch",
+          "*** Begin Patch",
+          "*** Delete File: a",
+          "*** End Patch",
+          "```",
+          "It deletes a.",
+        ),
+      ),
+    );
+    expect([error.code, error.message, error.hint]).toEqual([
+      "invalid_patch",
+      "The patch must start with '*** Begin Patch', but its first line is 'Here is the patch:'.",
+      "Remove the 2 lines before '*** Begin Patch' (line 3) and the 2 lines after " +
+        "'*** End Patch' (line 5), so that the patch starts and ends with them.",
+    ]);
+  });
+
+  it("detects a one-line patch inside a code fence", () => {
+    const error = refusal(() =>
+      parsePatch("```\n*** Begin Patch *** Delete File: a.txt *** End Patch\n```\n"),
+    );
+    expect([error.code, error.message, error.hint]).toEqual([
+      "invalid_patch",
+      "The whole patch is on one line (line 2): '*** Begin Patch' and '*** End Patch' must each be on a line of their own.",
+      "Put each marker and each patch line on its own line, separated by real line breaks: " +
+        "'*** Begin Patch' alone on the first line, then each header and hunk line, then " +
+        "'*** End Patch' alone on the last line.",
+    ]);
+  });
+
   it("recognises a unified diff", () => {
     const error = refusal(() =>
       parsePatch(patchOf("--- a/x.ts", "+++ b/x.ts", "@@ -1 +1 @@", "-a", "+b")),

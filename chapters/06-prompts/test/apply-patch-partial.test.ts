@@ -29,7 +29,17 @@ describe("failure and partial success", () => {
         matched: ["exact"],
       },
     ]);
-    expect(result.failures.map((f) => [f.path, f.code])).toEqual([["a.txt", "ambiguous_context"]]);
+    expect(result.failures).toEqual([
+      {
+        path: "a.txt",
+        code: "ambiguous_context",
+        message:
+          "Hunk 1 of a.txt matches 2 places (lines 1 and 3); it was not applied, to avoid changing the wrong one.",
+        hint:
+          "Add unchanged lines above or below the change that occur only at the intended place, " +
+          "or an '@@' anchor line that is unique in the file.",
+      },
+    ]);
     expect(result.remaining_patch).toBe(patch("*** Update File: a.txt", "@@", "-x = 1", "+x = 2"));
     expect(await tree(root)).toEqual({ "a.txt": AMBIGUOUS, "b.txt": "new\n" });
 
@@ -44,8 +54,20 @@ describe("failure and partial success", () => {
     const root = await workspace({ "f.txt": "one\ntwo\nthree\n" });
     const chain = patch("*** Update File: f.txt", "@@", "-one", "+ONE", "@@", "-missing", "+nope");
     const result = await applyPatch(chain, { cwd: root });
-    expect(result.failures.map((f) => [f.path, f.code])).toEqual([["f.txt", "context_not_found"]]);
-    expect(await tree(root)).toEqual({ "f.txt": "one\ntwo\nthree\n" });
+    expect(result.failures).toEqual([
+      {
+        path: "f.txt",
+        code: "context_not_found",
+        message:
+          "Hunk 2 of f.txt does not match the file: its context and removed lines were not found after line 1.\nmissing",
+        hint:
+          "Read the file again and copy the unchanged (' ') and removed ('-') lines exactly as they " +
+          "are now; hunks for one file must appear in file order.",
+      },
+    ]);
+    expect(result.changed).toEqual([]);
+    expect(result.remaining_patch).toBe(chain);
+    expect(await tree(root, true)).toEqual({ "f.txt": "one\ntwo\nthree\n" });
   });
 
   it("chains repeated updates of one file in memory, all or nothing", async () => {
@@ -235,6 +257,21 @@ describe("limits", () => {
       },
     ]);
     expect(await tree(root, true)).toEqual({ "f.txt": "a\n" });
+  });
+
+  it("allows 800 changed lines by default and refuses 801", async () => {
+    const root = await workspace();
+    const body = (n: number) => Array.from({ length: n }, (_, i) => `+line ${i}`);
+    const over = await applyPatch(patch("*** Add File: big.txt", ...body(801)), { cwd: root });
+    expect(over.failures.map((f) => [f.code, f.message])).toEqual([
+      [
+        "too_many_changes",
+        "The patch changes 801 lines; the limit is 800 changed lines per patch.",
+      ],
+    ]);
+    expect(await tree(root, true)).toEqual({});
+    const atLimit = await applyPatch(patch("*** Add File: big.txt", ...body(800)), { cwd: root });
+    expect(atLimit.success).toBe(true);
   });
 
   it("counts both ends of a move as files", async () => {

@@ -116,28 +116,99 @@ describe("apply-patch CLI", () => {
     expect(result.stderr).toContain("No files were modified.\n");
   });
 
-  it("guards with --expect PATH=SHA256, by normalised path", async () => {
+  it("guards with --expect PATH=SHA256: a match applies, by normalised path and any case", async () => {
     const root = await workspace({ "f.txt": "a\n" });
     const text = patch("*** Update File: f.txt", "@@", "-a", "+b");
-    const stale = await run(["--cwd", root, "--json", "--expect", `./f.txt=${sha256("x")}`, text]);
-    expect(stale.status).toBe(1);
-    const json = JSON.parse(stale.stdout) as ApplyPatchResult;
-    expect(json.failures[0]).toMatchObject({ code: "file_changed", current_sha256: sha256("a\n") });
     const fresh = await run([
       "--cwd",
       root,
       "--expect",
-      `f.txt=${sha256("a\n").toUpperCase()}`,
+      `./f.txt=${sha256("a\n").toUpperCase()}`,
       text,
     ]);
-    expect(fresh.status).toBe(0);
+    expect(fresh).toEqual({
+      status: 0,
+      stdout: "Success. Updated the following files:\nM f.txt\n",
+      stderr: "",
+    });
+    expect(await tree(root)).toEqual({ "f.txt": "b\n" });
   });
 
-  it("with --atomic writes nothing when one file fails", async () => {
+  it("refuses a mismatched --expect with file_changed and the current hash, exit 1, nothing written", async () => {
+    const root = await workspace({ "f.txt": "a\n" });
+    const text = patch("*** Update File: f.txt", "@@", "-a", "+b");
+    const stale = sha256("x");
+    const current = sha256("a\n");
+    const result = await run(["--cwd", root, "--expect", `f.txt=${stale}`, text]);
+    expect(result).toEqual({
+      status: 1,
+      stdout: "",
+      stderr: [
+        `error [file_changed] f.txt: f.txt has changed since it was last read: expected sha256 ${stale}, found ${current}.`,
+        "  hint: Read f.txt again and rebuild the patch against its current contents.",
+        `  current sha256: ${current}`,
+        "No files were modified.",
+        "Remaining patch (fix the cause, then apply this):",
+        text,
+      ].join("\n"),
+    });
+    const json = await run(["--cwd", root, "--json", "--expect", `f.txt=${stale}`, text]);
+    expect(json.status).toBe(1);
+    expect((JSON.parse(json.stdout) as ApplyPatchResult).failures).toEqual([
+      expect.objectContaining({ path: "f.txt", code: "file_changed", current_sha256: current }),
+    ]);
+    expect(await tree(root, true)).toEqual({ "f.txt": "a\n" });
+  });
+
+  it.each([
+    ["success", patch("*** Add File: n.txt", "+n"), 0],
+    ["a repaired patch", "```patch\n" + patch("*** Add File: m.txt", "+m") + "```\n", 0],
+    ["a partial failure", patch("*** Add File: o.txt", "+o", "*** Delete File: gone.txt"), 1],
+    ["an invalid patch", "*** Begin Patch *** Add File: x.txt *** End Patch", 1],
+  ])(
+    "with --json prints exactly one JSON object and nothing else, for %s",
+    async (_, text, status) => {
+      const root = await workspace();
+      const result = await run(["--cwd", root, "--json", text]);
+      expect(result.status).toBe(status);
+      expect(result.stderr).toBe("");
+      expect(result.stdout.endsWith("}\n")).toBe(true);
+      expect(result.stdout.split("\n")).toHaveLength(2);
+      const json = JSON.parse(result.stdout) as ApplyPatchResult;
+      expect(json.success).toBe(status === 0);
+      expect(Object.keys(json)).toEqual(
+        expect.arrayContaining([
+          "success",
+          "files_changed",
+          "changed",
+          "failures",
+          "remaining_patch",
+        ]),
+      );
+    },
+  );
+
+  it("with --atomic writes nothing when one file fails, and says so", async () => {
     const root = await workspace({ "a.txt": "a\n" });
     const text = patch("*** Update File: a.txt", "@@", "-a", "+A", "*** Delete File: missing.txt");
-    expect((await run(["--cwd", root, "--atomic", text])).status).toBe(1);
+    const plain = await run(["--cwd", root, "--atomic", text]);
+    expect(plain.status).toBe(1);
+    expect(plain.stderr).toContain("No files were modified.\n");
+    expect(plain.stderr).toContain(
+      "note: --atomic: no file was written because another file in the patch failed.\n",
+    );
+    const json = await run(["--cwd", root, "--atomic", "--json", text]);
+    expect(json.status).toBe(1);
+    const result = JSON.parse(json.stdout) as ApplyPatchResult;
+    expect(result).toMatchObject({ success: false, files_changed: 0, changed: [] });
+    expect(result.failures.map((f) => [f.path, f.code])).toEqual([
+      ["missing.txt", "file_not_found"],
+    ]);
+    expect(result.remaining_patch).toBe(text);
     expect(await tree(root)).toEqual({ "a.txt": "a\n" });
+    // Without --atomic the same patch updates a.txt.
+    expect((await run(["--cwd", root, text])).status).toBe(1);
+    expect(await tree(root)).toEqual({ "a.txt": "A\n" });
   });
 
   it.each([

@@ -1,4 +1,4 @@
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyPatch } from "../src/patch/apply-patch.ts";
@@ -161,6 +161,25 @@ describe("the hash guard", () => {
     expect(await readFile(path.join(root, "f.txt"), "utf8")).toBe("someone else\n");
   });
 
+  it("says so when the file was deleted between the read and the rename", async () => {
+    const root = await workspace({ "f.txt": "a\n" });
+    const result = await applyPatch(updateAtoB, {
+      cwd: root,
+      beforeCommit: () => rm(path.join(root, "f.txt")),
+    });
+    expect(result.failures).toEqual([
+      {
+        path: "f.txt",
+        code: "file_changed",
+        message:
+          "f.txt changed on disk while the patch was being applied (it was deleted); nothing was written to it.",
+        hint: "Read f.txt again and rebuild the patch against its current contents.",
+      },
+    ]);
+    expect(result.remaining_patch).toBe(updateAtoB);
+    expect(await readdir(root)).toEqual([]);
+  });
+
   it("never loses an update when two unguarded patches hit one file at once", async () => {
     const root = await workspace({ "f.txt": "a\nb\n" });
     const results = await Promise.all([
@@ -206,6 +225,25 @@ describe("write leases", () => {
     releaseFirst();
     await second;
     expect(order).toEqual(["first done", "second"]);
+  });
+
+  it("keys the lease by the real path: a patch through a symlinked workspace waits too", async () => {
+    const root = await workspace({ "f.txt": "a\n" });
+    const alias = path.join(await workspace(), "alias");
+    await symlink(root, alias);
+    const release = await acquireWriteLeases([path.join(await realpath(root), "f.txt")]);
+    let done = false;
+    const patching = applyPatch(updateAtoB, { cwd: alias }).then((result) => {
+      done = true;
+      return result;
+    });
+    // Give the patch every chance to run: it must still be waiting for the lease.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(done).toBe(false);
+    expect(await readFile(path.join(root, "f.txt"), "utf8")).toBe("a\n");
+    release();
+    expect((await patching).success).toBe(true);
+    expect(await readFile(path.join(root, "f.txt"), "utf8")).toBe("b\n");
   });
 
   it("takes several leases in sorted order, so crossing requests cannot deadlock", async () => {

@@ -1,4 +1,4 @@
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, realpath, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyPatch } from "../src/patch/apply-patch.ts";
@@ -15,20 +15,43 @@ async function failureOf(root: string, patchText: string) {
 }
 
 describe("apply_patch path safety", () => {
+  const RELATIVE_HINT = 'Use a path relative to the workspace root, such as "src/index.ts".';
+
   it("refuses an absolute path", async () => {
     const root = await workspace();
-    const failure = await failureOf(root, addFile("/tmp/evil.txt"));
-    expect(failure.code).toBe("path_escape");
-    expect(failure.path).toBe("/tmp/evil.txt");
-    expect(failure.message).toContain('Path "/tmp/evil.txt" is absolute');
+    expect(await failureOf(root, addFile("/tmp/evil.txt"))).toEqual({
+      path: "/tmp/evil.txt",
+      code: "path_escape",
+      message: `Path "/tmp/evil.txt" is absolute; only paths relative to the workspace root (${await realpath(root)}) are allowed.`,
+      hint: RELATIVE_HINT,
+    });
   });
 
   it('refuses "~" and ".." escapes', async () => {
     const root = await workspace();
-    expect((await failureOf(root, addFile("~/x.txt"))).code).toBe("path_escape");
-    const escape = await failureOf(root, addFile("src/../../x.txt"));
-    expect(escape.code).toBe("path_escape");
-    expect(escape.hint).toContain('Remove the ".." segments');
+    const realRoot = await realpath(root);
+    expect(await failureOf(root, addFile("~/x.txt"))).toEqual({
+      path: "~/x.txt",
+      code: "path_escape",
+      message: `Path "~/x.txt" points into a home directory; only files inside the workspace root (${realRoot}) are allowed.`,
+      hint: RELATIVE_HINT,
+    });
+    expect(await failureOf(root, addFile("src/../../x.txt"))).toEqual({
+      path: "src/../../x.txt",
+      code: "path_escape",
+      message: `Path "src/../../x.txt" resolves outside the workspace root (${realRoot}).`,
+      hint: `Remove the ".." segments that leave the workspace. ${RELATIVE_HINT}`,
+    });
+  });
+
+  it("refuses the workspace root itself", async () => {
+    const root = await workspace();
+    expect(await failureOf(root, patch("*** Delete File: ."))).toEqual({
+      path: ".",
+      code: "path_escape",
+      message: 'Path "." is the workspace root itself, not a file.',
+      hint: 'Name a file inside the workspace, such as "src/index.ts".',
+    });
   });
 
   it("refuses to write through a symlinked file, even one pointing inside the workspace", async () => {
@@ -53,14 +76,19 @@ describe("apply_patch path safety", () => {
     expect(failure.message).toBe(
       "Refusing to write alias/b.txt: alias is a symbolic link, and apply_patch does not write through links.",
     );
+    expect(await readdir(path.join(root, "real"))).toEqual(["a.txt"]);
   });
 
   it("refuses a symlink that leads outside the workspace", async () => {
     const outside = await workspace({ "secret.txt": "s\n" });
     const root = await workspace();
     await symlink(outside, path.join(root, "out"));
-    const failure = await failureOf(root, addFile("out/secret2.txt"));
-    expect(failure.code).toBe("symlink");
+    expect(await failureOf(root, addFile("out/secret2.txt"))).toEqual({
+      path: "out/secret2.txt",
+      code: "symlink",
+      message: `Path "out/secret2.txt" goes through a symlink that leads to "${await realpath(outside)}", outside the workspace root (${await realpath(root)}).`,
+      hint: `Symlinks leading outside the workspace cannot be read or written. ${RELATIVE_HINT}`,
+    });
     expect(await tree(outside)).toEqual({ "secret.txt": "s\n" });
   });
 

@@ -88,13 +88,7 @@ function missingBegin(lines: readonly NumberedLine[], first: NumberedLine): Patc
   const begin = lines.find((line) => isMarker(line.text, BEGIN_PATCH));
   const message = `The patch must start with '${BEGIN_PATCH}', but its first line is '${shown}'.`;
   if (begin) {
-    const extra = begin.number - first.number;
-    return new PatchError(
-      "invalid_patch",
-      message,
-      `Remove the ${extra} line${extra === 1 ? "" : "s"} before '${BEGIN_PATCH}' ` +
-        `(line ${begin.number}), so that the patch starts with it.`,
-    );
+    return new PatchError("invalid_patch", message, removeSurroundingText(lines, begin, first));
   }
   if (/^(--- |\+\+\+ |diff --git |Index: |@@ -\d)/.test(first.text)) {
     return new PatchError(
@@ -104,6 +98,27 @@ function missingBegin(lines: readonly NumberedLine[], first: NumberedLine): Patc
     );
   }
   return new PatchError("invalid_patch", message, FORMAT_HINT);
+}
+
+/**
+ * The fix for a patch with text around it (prose, or a code fence after an explanation):
+ * name the lines before '*** Begin Patch' and, when there are any, those after '*** End Patch',
+ * so that one retry is enough.
+ */
+function removeSurroundingText(
+  lines: readonly NumberedLine[],
+  begin: NumberedLine,
+  first: NumberedLine,
+): string {
+  const lineCount = (n: number) => `${n} line${n === 1 ? "" : "s"}`;
+  const before = `the ${lineCount(begin.number - first.number)} before '${BEGIN_PATCH}' (line ${begin.number})`;
+  const end = lines.findLast((line) => isMarker(line.text, END_PATCH));
+  const last = lines.at(-1) ?? first;
+  if (end === undefined || end.number <= begin.number || end.number === last.number) {
+    return `Remove ${before}, so that the patch starts with it.`;
+  }
+  const after = `the ${lineCount(last.number - end.number)} after '${END_PATCH}' (line ${end.number})`;
+  return `Remove ${before} and ${after}, so that the patch starts and ends with them.`;
 }
 
 function missingEnd(lines: readonly NumberedLine[]): PatchError {
