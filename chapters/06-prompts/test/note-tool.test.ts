@@ -114,6 +114,24 @@ describe("note tool actions", () => {
   });
 });
 
+describe("note tool without a notebook from the harness", () => {
+  it("uses the workspace's .agent/notes", async () => {
+    const result = await runToolCall(
+      [noteTool],
+      {
+        id: "c",
+        function: {
+          name: "note",
+          arguments: '{"request":{"action":"create","title":"T","body":"b"}}',
+        },
+      },
+      { cwd, signal: new AbortController().signal },
+    );
+    expect(result.content).toBe("Created note 0001-t (general): T");
+    expect((await new NoteStore(cwd).read("1")).body).toBe("b\n");
+  });
+});
+
 describe("note tool errors (read by the model: pinned)", () => {
   it("lists the existing ids for an unknown id", async () => {
     await ok({ action: "create", title: "A", body: "" });

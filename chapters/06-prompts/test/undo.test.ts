@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile, access } from "node:fs/promises";
+import { access, chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -118,6 +118,15 @@ describe("undo", () => {
     );
     expect(await readFile(join(cwd, "a.txt"), "utf8")).toBe("edited by the user\n");
     expect((await RunLedger.load(cwd, runId)).undone).toBe(false);
+  });
+
+  it("keeps the permissions of a restored file", async () => {
+    await put("run.sh", "echo 1\n");
+    await chmod(join(cwd, "run.sh"), 0o755);
+    const runId = await run("edit", [{ "run.sh": "echo 2\n" }]);
+    await undoRun(cwd, runId);
+    expect(await readFile(join(cwd, "run.sh"), "utf8")).toBe("echo 1\n");
+    expect((await stat(join(cwd, "run.sh"))).mode & 0o777).toBe(0o755);
   });
 
   it("refuses when a file the run left was deleted since", async () => {

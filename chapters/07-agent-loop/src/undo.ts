@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { isAbsolute, join, posix } from "node:path";
 import { commitWrite, deleteFile, stageWrite } from "./patch/atomic-write.ts";
 import { MANIFEST_NAME } from "./patch/backups.ts";
@@ -62,7 +62,7 @@ export async function undoRun(cwd: string, runId?: string): Promise<UndoResult> 
   for (const plan of plans as Plan[]) {
     const target = join(cwd, plan.change.path);
     if (plan.action === "restore" && plan.bytes) {
-      await commitWrite(await stageWrite(target, plan.bytes, undefined));
+      await commitWrite(await stageWrite(target, plan.bytes, await currentMode(target)));
       result.restored.push(plan.change.path);
     } else if (plan.action === "remove") {
       await deleteFile(target);
@@ -154,6 +154,14 @@ function conflictLine(change: FileChange, current: string | null): string {
   if (change.final === null)
     return `${change.path}: the run deleted it, but it exists again (sha256 ${current}).`;
   return `${change.path}: the run left sha256 ${change.final}, it is now ${current}.`;
+}
+
+// A restored file keeps the permissions it has now (an executable script stays executable).
+async function currentMode(path: string): Promise<number | undefined> {
+  return stat(path).then(
+    (info) => info.mode & 0o7777,
+    () => undefined,
+  );
 }
 
 async function hashOnDisk(path: string): Promise<string | null> {
