@@ -12,6 +12,7 @@ import {
   mkdtempSync,
   openSync,
   readFileSync,
+  readdirSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
@@ -29,6 +30,8 @@ export interface Demo {
   input?: string[];
   /** Settings other than the model, e.g. a small AGENT_CONTEXT_TOKENS to show the budget at work. */
   env?: Record<string, string>;
+  /** Folders of the demo's scratch workspace whose files are shown after the run, as `cat` would. */
+  show?: string[];
 }
 
 export const DEMOS: Record<string, Demo> = {
@@ -39,6 +42,10 @@ export const DEMOS: Record<string, Demo> = {
   },
   "03-tools": { args: ["What is this repository, and how is it organised?"] },
   "04-apply-patch": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
+  "05-run-ledger": {
+    args: ["The total with a coupon is wrong. Find the bug and fix it."],
+    show: [".agent/runs", ".agent/notes"],
+  },
 };
 
 // The variables that would make a chapter talk to a real model: a capture always runs offline.
@@ -95,11 +102,25 @@ export function runDemo(slug: string, demo: Demo): string {
         `${commandLine(slug, demo)} exited with ${result.status ?? result.signal}:\n${output}`,
       );
     }
-    return `${commandLine(slug, demo)}\n${output.replaceAll(childTmp, "/tmp").replaceAll(scratch, "~/project")}`;
+    const shown = (demo.show ?? []).map((folder) => showFiles(childTmp, folder)).join("");
+    return `${commandLine(slug, demo)}\n${output}${shown}`
+      .replaceAll(childTmp, "/tmp")
+      .replaceAll(scratch, "~/project");
   } finally {
     closeSync(log);
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** `$ cat` of every file in `folder` of the (one) scratch workspace the demo left in `tmp`. */
+function showFiles(tmp: string, folder: string): string {
+  const workspace = readdirSync(tmp).map((name) => join(tmp, name))[0];
+  const dir = workspace === undefined ? undefined : join(workspace, folder);
+  if (dir === undefined || !existsSync(dir)) return `\n(no ${folder} after the run)\n`;
+  return readdirSync(dir)
+    .sort()
+    .map((name) => `\n$ cat ${folder}/${name}\n${readFileSync(join(dir, name), "utf8")}`)
+    .join("");
 }
 
 /** What may differ between two honest runs: scratch folders, ports, durations, timestamps. */

@@ -1,10 +1,12 @@
 // Lets a page import one declaration of a chapter's source by name, without region comments:
 //
 //   <<< @/../chapters/01-model-client/src/retry.ts#withRetry{ts}
+//   <<< @/../chapters/05-run-ledger/src/ledger/run-ledger.ts#RunLedger-lastKnownHash{ts}
 //
 // VitePress's own snippet import handles `// #region name` comments, and silently shows the WHOLE
 // file when the region is missing. Here, when the file has no such region, "#name" selects the
-// exported (or top-level) declaration called `name`, with the comment block right above it. When
+// exported (or top-level) declaration called `name`, with the comment block right above it, and
+// "#Class-member" one method, getter or field of a class. When
 // neither exists the build fails, so a renamed function can never leave a page showing stale code.
 import { readFileSync } from "node:fs";
 import type { MarkdownRenderer } from "vitepress";
@@ -22,15 +24,12 @@ function hasRegion(lines: string[], name: string): boolean {
   return lines.some((line) => new RegExp(`^\\s*//\\s*#?region ${name}\\s*$`).test(line));
 }
 
-/** The declaration's lines, from the comment block right above it to the line that closes it. */
-export function extractDeclaration(source: string, name: string): string | undefined {
-  const lines = source.replace(/\r\n/g, "\n").split("\n");
-  const start = lines.findIndex((line) => DECLARATION.exec(line)?.[1] === name);
-  if (start === -1) return undefined;
+/** From the comment block right above line `start` to the line that closes the statement there. */
+function extractFrom(lines: readonly string[], start: number): string {
   let first = start;
   while (first > 0 && /^\s*(\/\/|\/\*\*?|\*)/.test(lines[first - 1]!)) first--;
-  // Prettier-formatted code: the declaration ends on the first line where brackets balance and
-  // the statement is closed (`;` or a closing bracket). Strings and comments are blanked first.
+  // Prettier-formatted code: the statement ends on the first line where brackets balance and it
+  // is closed (`;` or a closing bracket). Strings and line comments are blanked first.
   let depth = 0;
   let end = start;
   for (; end < lines.length; end++) {
@@ -41,7 +40,47 @@ export function extractDeclaration(source: string, name: string): string | undef
     }
     if (depth <= 0 && /[;})\]]\s*$/.test(code)) break;
   }
-  return lines.slice(first, end + 1).join("\n");
+  const indent = /^\s*/.exec(lines[start]!)![0].length;
+  // Members are shown without their class's indentation.
+  return lines
+    .slice(first, end + 1)
+    .map((line) => line.slice(Math.min(indent, /^\s*/.exec(line)![0].length)))
+    .join("\n");
+}
+
+/** The top-level declaration called `name`, or undefined. */
+export function extractDeclaration(source: string, name: string): string | undefined {
+  const lines = source.replace(/\r\n/g, "\n").split("\n");
+  const start = lines.findIndex((line) => DECLARATION.exec(line)?.[1] === name);
+  return start === -1 ? undefined : extractFrom(lines, start);
+}
+
+const MEMBER =
+  /^\s+(?:(?:public|private|protected|static|readonly|async|override|get|set)\s+)*\*?([A-Za-z_$][\w$]*)\s*[(<:=?]/;
+
+/** A member (method, getter, field) of the top-level class `className`, or undefined. */
+export function extractMember(
+  source: string,
+  className: string,
+  member: string,
+): string | undefined {
+  const lines = source.replace(/\r\n/g, "\n").split("\n");
+  const classStart = lines.findIndex((line) => DECLARATION.exec(line)?.[1] === className);
+  if (classStart === -1) return undefined;
+  const classEnd = lines.findIndex((line, i) => i > classStart && /^}/.test(line));
+  for (let i = classStart + 1; i < (classEnd === -1 ? lines.length : classEnd); i++) {
+    if (MEMBER.exec(lines[i]!)?.[1] === member) return extractFrom(lines, i);
+  }
+  return undefined;
+}
+
+/** "#name" is a declaration; "#Class-member" a member of a class, when no such declaration exists. */
+function extractNamed(source: string, name: string): string | undefined {
+  const declaration = extractDeclaration(source, name);
+  if (declaration !== undefined) return declaration;
+  const [className, member, ...rest] = name.split("-");
+  if (className === undefined || member === undefined || rest.length > 0) return undefined;
+  return extractMember(source, className, member);
 }
 
 export function codeImportPlugin(md: MarkdownRenderer): void {
@@ -52,10 +91,10 @@ export function codeImportPlugin(md: MarkdownRenderer): void {
     if (src !== undefined && name) {
       const source = readFileSync(src, "utf8");
       if (!hasRegion(source.split("\n"), name)) {
-        const declaration = extractDeclaration(source, name);
+        const declaration = extractNamed(source, name);
         if (declaration === undefined) {
           throw new Error(
-            `Code import: ${src} has neither a "// #region ${name}" nor a declaration named ${name}. ` +
+            `Code import: ${src} has neither a "// #region ${name}" nor a declaration (or Class-member) named ${name}. ` +
               `Update the <<< import on the page that uses it.`,
           );
         }
