@@ -29,7 +29,8 @@ export function summaryLines(
     `ledger: ${relative(ledger.cwd, ledger.path)}`,
     `tokens: ${usage.input_tokens} in, ${usage.output_tokens} out over ${calls}${unreported(usage.unreported_calls)}`,
   ];
-  if (changed.length > 0) lines.push(`undo: pnpm start -- undo ${ledger.runId}`);
+  if (changed.length > 0)
+    lines.push(`undo: pnpm start -- undo ${ledger.runId} --repo ${ledger.cwd}`);
   return lines;
 }
 

@@ -37,7 +37,7 @@ export class TerminalUi {
 
   toolCall(call: ToolCallRequest, result: ToolCallResult): void {
     this.endLine();
-    this.out.write(toolCallLine(call, result) + "\n");
+    this.out.write(describeToolCall(call, result) + "\n");
     const diff = call.function.name === "apply_patch" ? patchDiff(call, result) : "";
     if (diff !== "") this.out.write(diff + "\n");
   }
@@ -69,4 +69,15 @@ function patchDiff(call: ToolCallRequest, result: ToolCallResult): string {
     return "";
   }
   return typeof patch === "string" ? renderPatchDiff(patch, applied) : "";
+}
+
+/** apply_patch's first line already says what happened; other tools get the usual line. */
+function describeToolCall(call: ToolCallRequest, result: ToolCallResult): string {
+  if (call.function.name !== "apply_patch" || !result.ok) return toolCallLine(call, result);
+  const summary = result.content.split("\n")[0] ?? "";
+  const paint = summary.startsWith("Patch applied") ? color.green : color.red;
+  const label = call.id.startsWith("text-patch-")
+    ? "→ apply_patch (patch found in the answer text)"
+    : "→ apply_patch";
+  return `${color.cyan(label)}  ${paint(summary)}`;
 }
