@@ -46,6 +46,7 @@ export const DEMOS: Record<string, Demo> = {
     args: ["The total with a coupon is wrong. Find the bug and fix it."],
     show: [".agent/runs", ".agent/notes"],
   },
+  "06-prompts": { args: ["--print-prompt"] },
 };
 
 // The variables that would make a chapter talk to a real model: a capture always runs offline.
@@ -123,7 +124,7 @@ function showFiles(tmp: string, folder: string): string {
     .join("");
 }
 
-/** What may differ between two honest runs: scratch folders, ports, durations, timestamps. */
+/** What may differ between two honest runs: scratch folders, ports, durations, dates, token counts. */
 export function normaliseOutput(text: string): string {
   return (
     text
