@@ -193,8 +193,11 @@ async function commitOutcomes(outcomes: GroupOutcome[], options: ApplyPatchOptio
       records.push(...(await writeStagedFiles(files, backupDir, options.beforeCommit)));
       for (const outcome of unit) outcome.written = true;
     } catch (error) {
-      const failure = toFailure(failedPath(error, files), unwrap(error));
-      for (const outcome of unit) outcome.failure = failure;
+      const failedAt = failedPath(error, files);
+      // The group that owns the failing file reports it; with --atomic the other groups were
+      // only held back, which the result's note says, so they are not listed as failures.
+      const owner = unit.find((outcome) => ownsPath(outcome, failedAt)) ?? unit[0];
+      if (owner !== undefined) owner.failure = toFailure(failedAt, unwrap(error));
     }
   }
   if (records.length > 0) await recordInManifest(backupDir, runId, records);
@@ -203,6 +206,10 @@ async function commitOutcomes(outcomes: GroupOutcome[], options: ApplyPatchOptio
 function failedPath(error: unknown, files: StagedFile[]): string {
   if (error instanceof StagingFailure) return error.path;
   return files[0]?.target.relative ?? "";
+}
+
+function ownsPath(outcome: GroupOutcome, relative: string): boolean {
+  return [...outcome.staged!.files.values()].some((file) => file.target.relative === relative);
 }
 
 function unwrap(error: unknown): unknown {
