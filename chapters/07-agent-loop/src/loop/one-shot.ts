@@ -39,6 +39,8 @@ export function terminalApprover(yes: boolean): Approver {
     interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
     ask: async (question, signal) => {
       const rl = createInterface({ input: process.stdin, output: process.stdout });
+      // In a terminal readline swallows Ctrl-C; pass it on, so it still stops the run.
+      rl.on("SIGINT", () => process.kill(process.pid, "SIGINT"));
       try {
         return await rl.question(question, { signal });
       } catch {
