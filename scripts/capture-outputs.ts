@@ -47,10 +47,17 @@ export const DEMOS: Record<string, Demo> = {
     show: [".agent/runs", ".agent/notes"],
   },
   "06-prompts": { args: ["--print-prompt"] },
+  "07-agent-loop": {},
 };
 
 // The variables that would make a chapter talk to a real model: a capture always runs offline.
-const MODEL_VARIABLES = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENT_MODEL", "FORCE_COLOR"];
+const MODEL_VARIABLES = [
+  "OPENAI_API_KEY",
+  "OPENAI_BASE_URL",
+  "AGENT_MODEL",
+  "FORCE_COLOR",
+  "INIT_CWD",
+];
 
 export function outputPath(slug: string, dir = OUTPUTS_DIR): string {
   return join(dir, `${slug.slice(0, 2)}.txt`);
