@@ -1,5 +1,4 @@
 // Helpers for the apply_patch tests: throwaway workspaces, whole-tree snapshots, patch texts.
-import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -38,9 +37,8 @@ export async function tree(root: string, withAgent = false): Promise<Record<stri
   return out;
 }
 
-export function sha256(text: string | Buffer): string {
-  return createHash("sha256").update(text).digest("hex");
-}
+/** The hash apply_patch reports and --expect takes: chapter 03's, so the tests use it too. */
+export { sha256 } from "../src/tools/file-hash.ts";
 
 /** Wraps body lines in "*** Begin Patch" / "*** End Patch". */
 export function patch(...lines: string[]): string {

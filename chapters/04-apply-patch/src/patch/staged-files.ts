@@ -1,5 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import { readFile, stat } from "node:fs/promises";
+import { sha256 } from "../tools/file-hash.ts";
 import { applyHunks } from "./apply-hunks.ts";
 import {
   fileExists,
@@ -11,7 +12,7 @@ import {
   type FileAction,
 } from "./file-refusals.ts";
 import { replaceWholeFile } from "./whole-file.ts";
-import { checkPrecondition, sha256 } from "./hash-guard.ts";
+import { checkPrecondition } from "./hash-guard.ts";
 import type { ChangedFile } from "./patch-result.ts";
 import type { PatchOperation } from "./patch-types.ts";
 import type { WritePath } from "./write-path.ts";

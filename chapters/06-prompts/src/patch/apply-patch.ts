@@ -1,9 +1,8 @@
 import path from "node:path";
+import { sha256 } from "../tools/file-hash.ts";
 import { writeStagedFiles } from "./commit-files.ts";
 import { newRunId, recordInManifest, type BackupRecord } from "./backups.ts";
 import { parsePatch } from "./parse-patch.ts";
-import { sha256 } from "./hash-guard.ts";
-import { PatchError } from "./patch-error.ts";
 import { checkPatchLimits, DEFAULT_PATCH_LIMITS, type PatchLimits } from "./patch-limits.ts";
 import {
   refusedPatch,
@@ -76,7 +75,6 @@ export async function applyPatch(
   } catch (error) {
     return refusedPatch(error, null, []);
   }
-  if (operations.length === 0) return refusedPatch(emptyPatch(), null, repairs);
   try {
     checkPatchLimits(operations, options.limits ?? DEFAULT_PATCH_LIMITS);
   } catch (error) {
@@ -92,14 +90,6 @@ export async function applyPatch(
   } finally {
     release();
   }
-}
-
-function emptyPatch(): PatchError {
-  return new PatchError(
-    "invalid_patch",
-    "The patch contains no file operations, so no files were modified.",
-    'Put at least one "*** Add File:", "*** Update File:" or "*** Delete File:" section between "*** Begin Patch" and "*** End Patch".',
-  );
 }
 
 /** Resolves every path; an operation whose path is refused becomes a failed group of its own. */
@@ -255,7 +245,7 @@ function finalEntries(staged: StagedFiles): { index: number; entry: ChangedFile 
     const from = entry.from === undefined ? file : byPath.get(entry.from);
     const withHashes: ChangedFile = { ...entry };
     if (file?.text !== null && file?.text !== undefined) {
-      withHashes.sha256 = sha256(Buffer.from(file.text, "utf8"));
+      withHashes.sha256 = sha256(file.text);
     }
     const previous = from?.diskHash ?? undefined;
     if (previous !== undefined) withHashes.previous_sha256 = previous;

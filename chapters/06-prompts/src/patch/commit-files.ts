@@ -1,4 +1,5 @@
 import { readFile, rm } from "node:fs/promises";
+import { sha256 } from "../tools/file-hash.ts";
 import {
   commitWrite,
   deleteFile,
@@ -7,7 +8,7 @@ import {
   type StagedWrite,
 } from "./atomic-write.ts";
 import { backUpFile, type BackupRecord } from "./backups.ts";
-import { checkUnchanged, sha256 } from "./hash-guard.ts";
+import { checkUnchanged } from "./hash-guard.ts";
 import { PatchError } from "./patch-error.ts";
 import { StagingFailure, type StagedFile } from "./staged-files.ts";
 
@@ -127,7 +128,7 @@ async function backUp(file: StagedFile, backupDir: string): Promise<BackupRecord
     path: file.target.relative,
     previous_sha256: file.diskHash,
     backup,
-    sha256: file.text === null ? null : sha256(Buffer.from(file.text, "utf8")),
+    sha256: file.text === null ? null : sha256(file.text),
   };
 }
 

@@ -1,14 +1,11 @@
-import { createHash } from "node:crypto";
 import { PatchError } from "./patch-error.ts";
 
 /**
  * The hash guard: a patch is written against the bytes its author saw. The
- * author states them as a SHA-256 precondition; if the disk holds anything
- * else, the patch was built on a stale picture of the file and is refused.
+ * author states them as a SHA-256 precondition (chapter 03's `sha256`, the
+ * hash read_file shows); if the disk holds anything else, the patch was built
+ * on a stale picture of the file and is refused.
  */
-export function sha256(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
-}
 
 /** file_changed carries the hash on disk now, so the caller can tell stale from unknown. */
 export class FileChangedError extends PatchError {
