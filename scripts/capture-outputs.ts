@@ -131,16 +131,22 @@ function showFiles(tmp: string, folder: string): string {
     .join("");
 }
 
-/** What may differ between two honest runs: scratch folders, ports, durations, dates, token counts. */
+/** What may differ between two honest runs: scratch folders, ports, times, run ids, token counts. */
 export function normaliseOutput(text: string): string {
   return (
     text
       .replace(/\/tmp\/[\w.-]+/g, "<tmp>")
       .replace(/(127\.0\.0\.1|localhost):\d+/g, "$1:<port>")
       .replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b/g, "<time>")
-      // Run ids, e.g. 2026-11-30T07-31-50-275Z-10359-w7cn: a time stamp, a pid and a random tag.
+      // Run ids: a time stamp and a random tag, e.g. 20261130-073849-5f677e (chapter 5 on) or
+      // 2026-11-30T07-31-50-275Z-10359-w7cn (chapter 4's backups).
+      .replace(/\b\d{8}-\d{6}-[0-9a-f]{6}\b/g, "<run>")
       .replace(/\b\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d+Z-\d+-\w+/g, "<run>")
+      .replace(/\b\d{4}-\d\d-\d\d\b/g, "<date>")
       .replace(/\b\d+(\.\d+)? ?(ms|s)\b/g, "<duration>")
+      // Token counts move with the length of those random paths when a prompt contains one.
+      .replace(/^.*\btokens\b.*$/gm, (line) => line.replace(/\d+/g, "<n>"))
+      .replace(/(_tokens":)\d+/g, "$1<n>")
   );
 }
 

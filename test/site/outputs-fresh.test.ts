@@ -43,9 +43,9 @@ describe("captured demo outputs", () => {
 
   test("normalising hides what differs between honest runs, and nothing else", () => {
     const run =
-      "answer: 42\ntokens: 13 in\nsaved /tmp/agent-x1Y2/a.ts in 12 ms at 2025-01-02T03:04:05.678Z via 127.0.0.1:43123";
+      "answer: 42 on 2026-01-31\nundo 20261130-073849-5f677e\ntokens: 13 in\nsaved /tmp/agent-x1Y2/a.ts in 12 ms at 2025-01-02T03:04:05.678Z via 127.0.0.1:43123";
     expect(normaliseOutput(run)).toBe(
-      "answer: 42\ntokens: <n> in\nsaved <tmp>/a.ts in <duration> at <time> via 127.0.0.1:<port>",
+      "answer: 42 on <date>\nundo <run>\ntokens: <n> in\nsaved <tmp>/a.ts in <duration> at <time> via 127.0.0.1:<port>",
     );
   });
 });
