@@ -373,6 +373,44 @@ describe("applyHunks: linear work", () => {
     expect(stats.comparisons).toBeLessThanOrEqual(20_000 * 4 * 4);
   });
 
+  /** A file of `size` lines, line i being `line(i)`. */
+  const fileOf = (size: number, line: (i: number) => string) =>
+    `${Array.from({ length: size }, (_, i) => line(i)).join("\n")}\n`;
+
+  /** Comparisons to apply `hunk` to `fileOf(size, line)`. */
+  function comparisons(size: number, line: (i: number) => string, ...hunk: string[]): number {
+    const stats = { comparisons: 0 };
+    applyHunks(fileOf(size, line), hunksOf(...hunk), "f.ts", stats);
+    return stats.comparisons;
+  }
+
+  it("doubles, no more, when the file doubles, at every level of the ladder", () => {
+    // The file has "item - target"; the hunk has an en dash: only the last level matches, after
+    // three levels that scanned the whole file in vain.
+    const line = (i: number) => (i === 5_000 ? "item - target" : `item - ${i}`);
+    const hunk = ["@@", "-item \u2013 target", "+item - found"];
+    expect(comparisons(10_000, line, ...hunk)).toBe(4 * 10_000);
+    expect(comparisons(20_000, line, ...hunk)).toBe(4 * 20_000);
+  });
+
+  it("finds every candidate of an ambiguous hunk in the same pass, without a rescan", () => {
+    const places: Record<number, string> = {
+      100: "dup",
+      101: "after",
+      7_000: "dup",
+      7_001: "after",
+    };
+    const line = (i: number) => places[i] ?? `line ${i}`;
+    const stats = { comparisons: 0 };
+    const error = refusal(() =>
+      applyHunks(fileOf(10_000, line), hunksOf("@@", "-dup", "+DUP", " after"), "f.ts", stats),
+    );
+    expect(error.message).toMatch(/^Hunk 1 of f\.ts matches 2 places \(lines 101 and 7001\)/);
+    // One comparison per start position, one more at each of the two places whose first line
+    // matches; the ambiguity hint compares nothing.
+    expect(stats.comparisons).toBe(10_000 - 2 + 1 + 2);
+  });
+
   it("applies many hunks to a big file", () => {
     const hunkLines = Array.from({ length: 500 }, (_, i) => [
       "@@",
