@@ -117,6 +117,24 @@ describe("writing files", () => {
     expect(await readFile(path.join(backupDir, "files/f.txt"), "utf8")).toBe("v1\n");
   });
 
+  it("still reports the written files when the manifest cannot be written", async () => {
+    // A folder where manifest.json should be: the manifest write fails after the rename.
+    const root = await workspace({ "f.txt": "a\n", ".agent/backups/r/manifest.json/x": "" });
+    const result = await applyPatch(patch("*** Update File: f.txt", "@@", "-a", "+b"), {
+      cwd: root,
+      runId: "r",
+    });
+    expect(result.success).toBe(true);
+    expect(result.changed.map((c) => [c.op, c.path])).toEqual([["update", "f.txt"]]);
+    expect(result.notes).toEqual([
+      expect.stringMatching(
+        /^The old bytes were backed up in \.agent\/backups\/r, but its manifest\.json could not be written \(EISDIR: .*\), so undo cannot restore this patch\.$/,
+      ),
+    ]);
+    expect(await readFile(path.join(root, ".agent/backups/r/files/f.txt"), "utf8")).toBe("a\n");
+    expect(await readFile(path.join(root, "f.txt"), "utf8")).toBe("b\n");
+  });
+
   it("writes no backup or manifest when nothing was written", async () => {
     const root = await workspace({ "f.txt": "a\n" });
     await applyPatch(patch("*** Update File: f.txt", "@@", "-zzz", "+b"), { cwd: root });

@@ -85,8 +85,10 @@ export async function applyPatch(
   const release = await acquireWriteLeases(groups.flatMap((g) => g.items.flatMap(realPaths)));
   try {
     const outcomes = await stageGroups(groups, options);
-    await commitOutcomes(outcomes, options);
-    return summarize(outcomes, repairs, options.atomic === true);
+    const commitNotes = await commitOutcomes(outcomes, options);
+    const result = summarize(outcomes, repairs, options.atomic === true);
+    if (commitNotes.length > 0) result.notes = [...(result.notes ?? []), ...commitNotes];
+    return result;
   } finally {
     release();
   }
@@ -169,7 +171,10 @@ async function stageGroups(
  * file's failure does not cancel the others; with `atomic`, all groups commit
  * as one unit, and only if no group failed.
  */
-async function commitOutcomes(outcomes: GroupOutcome[], options: ApplyPatchOptions): Promise<void> {
+async function commitOutcomes(
+  outcomes: GroupOutcome[],
+  options: ApplyPatchOptions,
+): Promise<string[]> {
   const runId = options.runId ?? newRunId();
   const backupDir = options.backupDir ?? path.join(options.cwd, ".agent", "backups", runId);
   const ready = outcomes.filter((outcome) => outcome.staged !== undefined);
@@ -190,7 +195,28 @@ async function commitOutcomes(outcomes: GroupOutcome[], options: ApplyPatchOptio
       if (owner !== undefined) owner.failure = toFailure(failedAt, unwrap(error));
     }
   }
-  if (records.length > 0) await recordInManifest(backupDir, runId, records);
+  if (records.length === 0) return [];
+  return recordBackups(backupDir, runId, records, options.cwd);
+}
+
+/** Notes for the result: the files are already written, so a manifest error must not hide that. */
+async function recordBackups(
+  backupDir: string,
+  runId: string,
+  records: BackupRecord[],
+  cwd: string,
+): Promise<string[]> {
+  try {
+    await recordInManifest(backupDir, runId, records);
+    return [];
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const where = path.relative(cwd, backupDir) || backupDir;
+    return [
+      `The old bytes were backed up in ${where}, but its manifest.json could not be written ` +
+        `(${reason}), so undo cannot restore this patch.`,
+    ];
+  }
 }
 
 function failedPath(error: unknown, files: StagedFile[]): string {
