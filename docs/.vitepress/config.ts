@@ -39,6 +39,7 @@ export default defineConfig({
         items: [
           { text: "The apply_patch format", link: "/reference/apply-patch" },
           { text: "Configuration", link: "/reference/configuration" },
+          { text: "Ledger and note formats", link: "/reference/ledger-and-notes" },
         ],
       },
     ],
