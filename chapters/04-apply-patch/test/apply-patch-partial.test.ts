@@ -200,6 +200,15 @@ describe("refusals from the state of a file", () => {
         hint: "Delete the files inside it one by one, each with its own Delete File.",
       },
     ]);
+    const add = await applyPatch(patch("*** Add File: dir", "+x"), { cwd: root });
+    expect(add.failures).toEqual([
+      {
+        path: "dir",
+        code: "file_not_found",
+        message: "Cannot add dir: it is a directory, and apply_patch works on single files.",
+        hint: "Name a file, not a directory.",
+      },
+    ]);
     expect(await tree(root)).toEqual({ "dir/foo.txt": "f\n" });
   });
 
