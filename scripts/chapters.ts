@@ -176,13 +176,17 @@ function sync(): number {
         sameBytes(base, theirs)
       )
         continue;
+      // Only a clean merge is written: conflict markers in someone's lesson file would be easy to commit
+      // by accident, so a conflict leaves the file as it is and says how to carry the fix by hand.
       const merged = merge(ours, base, theirs);
-      write(join(next.dir, file), merged.text);
-      if (merged.clean) report.push(`merged  ${rel(next, file)}`);
-      else
+      if (merged.clean) {
+        write(join(next.dir, file), merged.text);
+        report.push(`merged  ${rel(next, file)}`);
+      } else {
         conflicts.push(
-          `${rel(next, file)}: the fix from chapter ${prev.number} conflicts with this chapter's lesson; resolve the conflict markers by hand.`,
+          `${rel(next, file)} was left as it is: the fix to ${rel(prev, file)} conflicts with chapter ${next.number}'s lesson. See the fix with \`git diff -- ${rel(prev, file)}\` and apply it by hand.`,
         );
+      }
     }
   }
   for (const line of report) console.log(line);
