@@ -3,7 +3,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const ROOT = resolve(fileURLToPath(import.meta.url), "../../..");
+// CHAPTERS_ROOT lets the drift tests run these scripts on a scratch repository.
+export const ROOT =
+  process.env.CHAPTERS_ROOT ?? resolve(fileURLToPath(import.meta.url), "../../..");
 export const CHAPTERS_DIR = join(ROOT, "chapters");
 
 /** Files every chapter has of its own: they never count as drift. */
