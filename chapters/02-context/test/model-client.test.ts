@@ -1,8 +1,9 @@
 import { createServer } from "node:net";
 import { loadScript, parseScript, startOfflineModel } from "@build-agent/shared/offline-model";
 import type { Fault, OfflineModel } from "@build-agent/shared/offline-model";
+import { APIError } from "openai";
 import type { ChatCompletionTool } from "openai/resources/chat/completions";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createModelClient, streamChat } from "../src/model-client.ts";
 import { AbortedError, describeModelError, isAbort } from "../src/model-errors.ts";
 import { StreamCutError } from "../src/stream-assembler.ts";
@@ -41,6 +42,7 @@ const tools: ChatCompletionTool[] = ["read_file", "list_files"].map((name) => ({
 
 let server: OfflineModel | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await server?.close();
   server = undefined;
 });
@@ -211,19 +213,27 @@ describe("streamWithRetry through the offline model", () => {
   });
 
   it("retries a 500 and a stall, then succeeds", async () => {
+    // Only the stalled attempt may time out. On a busy machine a real 300 ms clock could also
+    // run out during the good attempt, so the clock is fake and moves once the stall is in place.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const model = await start([{ kind: "server_error" }, { kind: "stall", ms: 20_000 }]);
-    const retries: number[] = [];
-    const result = await streamWithRetry({
+    const retried: string[] = [];
+    const answer = streamWithRetry({
       client: clientFor(model, 300),
       model: model.model,
       messages: question,
       maxRetries: 3,
       random: () => 0,
       sleep: async () => {},
-      onRetry: ({ attempt }) => retries.push(attempt),
+      onRetry: ({ attempt, error }) =>
+        retried.push(`${attempt}: ${error instanceof APIError ? error.status : String(error)}`),
     });
-    expect(retries).toEqual([1, 2]);
+    await until(() => model.requests.length === 2); // the server now holds the second request
+    await vi.advanceTimersByTimeAsync(300);
+    const result = await answer;
+    expect(retried).toEqual(["1: 500", "2: ModelTimeoutError: no answer within 300 ms"]);
     expect(result.finishReason).toBe("stop");
+    expect(model.requests).toHaveLength(3);
   });
 
   it("reports a rate limit that outlasts the retries", async () => {
@@ -266,6 +276,11 @@ describe("streamWithRetry through the offline model", () => {
     expect(model.requests).toHaveLength(1);
   });
 });
+
+/** Waits for a condition without timers, which a test may have faked. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+}
 
 /** A port nothing listens on: bind one, then close it. */
 async function closedPort(): Promise<number> {
