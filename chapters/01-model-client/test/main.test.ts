@@ -4,6 +4,7 @@ import { loadScript, startOfflineModel } from "@build-agent/shared/offline-model
 import { makeTempDir, runCommand, type RunCommandOptions } from "@build-agent/shared/test-helpers";
 import { spawn } from "node:child_process";
 import { rm } from "node:fs/promises";
+import { createServer } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -94,6 +95,17 @@ describe("chapter 01 main", () => {
     }
   });
 
+  it("exits 1 with one line naming the URL when nothing listens there", async () => {
+    const baseURL = `http://127.0.0.1:${await closedPort()}/v1`;
+    const result = await runMain(["hi"], {
+      env: { OPENAI_BASE_URL: baseURL, AGENT_MODEL: "m", AGENT_MAX_RETRIES: "0" },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `error: cannot reach ${baseURL}: is the server running? check OPENAI_BASE_URL\n`,
+    );
+  });
+
   it("prints 'aborted' and exits 130 on Ctrl-C, without a stack", async () => {
     const model = await startOfflineModel({
       script: loadScript("chat"),
@@ -125,3 +137,13 @@ describe("chapter 01 main", () => {
     }
   });
 });
+
+/** A port nothing listens on: bind one, then close it. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}

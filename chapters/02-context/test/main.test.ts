@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { rm } from "node:fs/promises";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadScript, startOfflineModel } from "@build-agent/shared/offline-model";
@@ -92,6 +93,18 @@ describe("chapter 02 main", () => {
     );
   });
 
+  it("exits 1 with one line naming the URL when nothing listens there", async () => {
+    const baseURL = `http://127.0.0.1:${await closedPort()}/v1`;
+    const result = await runMain([], {
+      input: "hi\nnever asked\n",
+      env: { OPENAI_BASE_URL: baseURL, AGENT_MODEL: "m", AGENT_MAX_RETRIES: "0" },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `error: cannot reach ${baseURL}: is the server running? check OPENAI_BASE_URL\n`,
+    );
+  });
+
   it("prints 'aborted' and exits 130 on Ctrl-C during a piped answer", async () => {
     server = await startOfflineModel({
       script: loadScript("chat"),
@@ -121,3 +134,13 @@ describe("chapter 02 main", () => {
     }
   });
 });
+
+/** A port nothing listens on: bind one, then close it. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
