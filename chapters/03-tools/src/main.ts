@@ -1,7 +1,8 @@
 // Chapter 03: the model can look at a repository through tools.
 //   pnpm chapter 3 -- "question about the repo" [--repo PATH]
 // Without --repo it works on a scratch copy of the demo repository.
-import { rm } from "node:fs/promises";
+import { rm, stat } from "node:fs/promises";
+import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { copyDemoRepo } from "@build-agent/shared/demo-repo";
@@ -31,6 +32,10 @@ export async function main(argv: string[]): Promise<number> {
     args = parseCommandLine(argv);
   } catch (error) {
     printError(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (args.repo !== undefined && !(await isFolder(args.repo))) {
+    printError(`--repo ${args.repo}: no such folder; pass the folder of a repository\n${USAGE}`);
     return 2;
   }
   const config = await loadConfig();
@@ -119,7 +124,14 @@ function parseCommandLine(argv: string[]): { question: string; repo: string | un
     allowPositionals: true,
   });
   const question = positionals.join(" ").trim();
-  return { question: question === "" ? DEFAULT_QUESTION : question, repo: values.repo };
+  // pnpm runs scripts from the monorepo root; INIT_CWD is where the person typed the command.
+  const repo =
+    values.repo === undefined ? undefined : resolve(process.env.INIT_CWD ?? "", values.repo);
+  return { question: question === "" ? DEFAULT_QUESTION : question, repo };
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() === true;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

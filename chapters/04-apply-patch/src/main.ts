@@ -1,6 +1,8 @@
 // Chapter 04: the model can change files, through a hash-guarded apply_patch.
 //   pnpm chapter 4 -- "what to change" [--repo PATH]
 // Without --repo it works on a scratch copy of the demo repository (kept, so you can look).
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { copyDemoRepo } from "@build-agent/shared/demo-repo";
@@ -36,6 +38,10 @@ export async function main(argv: string[]): Promise<number> {
     args = parseCommandLine(argv);
   } catch (error) {
     printError(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (args.repo !== undefined && !(await isFolder(args.repo))) {
+    printError(`--repo ${args.repo}: no such folder; pass the folder of a repository\n${USAGE}`);
     return 2;
   }
   const config = await loadConfig();
@@ -145,7 +151,14 @@ function parseCommandLine(argv: string[]): { task: string; repo: string | undefi
     allowPositionals: true,
   });
   const task = positionals.join(" ").trim();
-  return { task: task === "" ? DEFAULT_TASK : task, repo: values.repo };
+  // pnpm runs scripts from the monorepo root; INIT_CWD is where the person typed the command.
+  const repo =
+    values.repo === undefined ? undefined : resolve(process.env.INIT_CWD ?? "", values.repo);
+  return { task: task === "" ? DEFAULT_TASK : task, repo };
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() === true;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
