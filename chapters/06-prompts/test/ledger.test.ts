@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RunLedger, listRuns, normalizePath } from "../src/ledger/run-ledger.ts";
+import { newRunId } from "../src/patch/backups.ts";
 
 const A = "a".repeat(64);
 const B = "b".repeat(64);
@@ -240,6 +241,15 @@ describe("replay", () => {
     await expect(RunLedger.load(cwd, "../x")).rejects.toThrow(
       '"../x" is not a run id. Run ids look like 20250131-142501-3f9a1c.',
     );
+  });
+});
+
+describe("run ids", () => {
+  it("come from one place: the time to the second (UTC) and 24 random bits", () => {
+    // apply_patch names its backup folder with the same function, so a run has one id.
+    const id = newRunId(new Date("2025-01-31T14:25:01.999Z"));
+    expect(id).toMatch(/^20250131-142501-[0-9a-f]{6}$/);
+    expect(newRunId(new Date("2025-01-31T14:25:01.999Z"))).not.toBe(id);
   });
 });
 

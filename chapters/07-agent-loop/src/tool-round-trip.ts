@@ -5,6 +5,7 @@ import type { ChatResult } from "./stream-assembler.ts";
 import { streamWithRetry } from "./stream-with-retry.ts";
 import { toOpenAITool, type AnyTool, type ToolContext } from "./tools/define-tool.ts";
 import { runToolCall, type ToolCallRequest, type ToolCallResult } from "./tools/run-tool-call.ts";
+import { judgeOutcome } from "./tools/tool-outcome.ts";
 
 export const DEFAULT_MAX_ROUNDS = 8;
 
@@ -93,25 +94,6 @@ export async function answerWithTools(options: ToolRoundTripOptions): Promise<To
     }
   }
   return { conversation, answer: null, rounds: maxRounds, usage };
-}
-
-/**
- * What the ledger records of a tool result: ok or error, and the error's
- * stable code. Tools report failures as text for the model, so the code is
- * read from the two shapes they use: "Error [code]: ..." and apply_patch's
- * summary line followed by its JSON result.
- */
-export function judgeOutcome(result: ToolCallResult): { outcome: "ok" | "error"; code?: string } {
-  if (!result.ok)
-    return { outcome: "error", code: /^Error \[([\w-]+)\]/.exec(result.content)?.[1] };
-  if (!/^Patch (not|partly) applied/.test(result.content)) return { outcome: "ok" };
-  const json = result.content.slice(result.content.indexOf("\n") + 1);
-  try {
-    const parsed = JSON.parse(json) as { failures?: { code?: string }[] };
-    return { outcome: "error", code: parsed.failures?.[0]?.code };
-  } catch {
-    return { outcome: "error" };
-  }
 }
 
 function addUsage(

@@ -2,8 +2,9 @@ import { readFile, stat } from "node:fs/promises";
 import { isAbsolute, join, posix } from "node:path";
 import { commitWrite, deleteFile, stageWrite } from "./patch/atomic-write.ts";
 import { MANIFEST_NAME } from "./patch/backups.ts";
+import { currentHash } from "./patch/commit-files.ts";
 import type { BackupManifest, BackupRecord } from "./patch/backups.ts";
-import { RunLedger, listRuns } from "./ledger/run-ledger.ts";
+import { RunLedger, listRuns, runIdProblem } from "./ledger/run-ledger.ts";
 import { sha256 } from "./tools/file-hash.ts";
 
 // Undo puts back what one run changed, from the backups apply_patch made
@@ -97,11 +98,8 @@ async function latestUndoableRun(cwd: string): Promise<string> {
 }
 
 async function readChanges(cwd: string, runId: string): Promise<FileChange[]> {
-  if (!/^[A-Za-z0-9_-]+$/.test(runId)) {
-    throw new UndoRefusedError(
-      `"${runId}" is not a run id. Run ids look like 20250131-142501-3f9a1c.`,
-    );
-  }
+  const problem = runIdProblem(runId);
+  if (problem) throw new UndoRefusedError(problem);
   const manifestPath = join(cwd, ".agent", "backups", runId, MANIFEST_NAME);
   let manifest: BackupManifest;
   try {
@@ -134,7 +132,7 @@ async function readChanges(cwd: string, runId: string): Promise<FileChange[]> {
 
 // Returns the plan, or a line explaining why this file blocks the undo.
 async function planFile(cwd: string, runId: string, change: FileChange): Promise<Plan | string> {
-  const current = await hashOnDisk(join(cwd, change.path));
+  const current = await currentHash(join(cwd, change.path));
   if (current === change.original) return { change, action: "skip" };
   if (current !== change.final) return conflictLine(change, current);
   if (change.original === null) return { change, action: "remove" };
@@ -162,16 +160,6 @@ async function currentMode(path: string): Promise<number | undefined> {
     (info) => info.mode & 0o7777,
     () => undefined,
   );
-}
-
-async function hashOnDisk(path: string): Promise<string | null> {
-  try {
-    return sha256(await readFile(path));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return null;
-    throw error;
-  }
 }
 
 // The manifest is a file on disk like any other: never let it point outside the workspace.

@@ -11,7 +11,7 @@ import { addMessages, startConversation } from "../src/conversation.ts";
 import { RunLedger } from "../src/ledger/run-ledger.ts";
 import { createModelClient } from "../src/model-client.ts";
 import { NoteStore } from "../src/notes/note-store.ts";
-import { answerWithTools, judgeOutcome } from "../src/tool-round-trip.ts";
+import { answerWithTools } from "../src/tool-round-trip.ts";
 import { applyPatchTool } from "../src/tools/apply-patch-tool.ts";
 import { noteTool } from "../src/tools/note-tool.ts";
 import { sha256 } from "../src/tools/file-hash.ts";
@@ -112,51 +112,5 @@ describe("the harness keeps the run's ledger", () => {
     });
     expect(await readFile(cartPath)).toEqual(before);
     expect((await runDemoCheck(workspace)).ok).toBe(false);
-  });
-});
-
-describe("judgeOutcome", () => {
-  const result = (content: string, ok = true) => ({ tool_call_id: "c", content, ok });
-
-  it("reads the error code of a failed tool call", () => {
-    expect(judgeOutcome(result("src/a.ts: full read, ..."))).toEqual({ outcome: "ok" });
-    expect(
-      judgeOutcome(result("Error [file_not_found]: nope.ts does not exist.\nHint: ...", false)),
-    ).toEqual({
-      outcome: "error",
-      code: "file_not_found",
-    });
-    expect(
-      judgeOutcome(result("Error: invalid arguments for note:\n- request: ...", false)),
-    ).toEqual({
-      outcome: "error",
-      code: undefined,
-    });
-  });
-
-  it("counts a patch that did not (fully) apply as an error with its first failure's code", () => {
-    const json = JSON.stringify({
-      success: false,
-      failures: [{ path: "a.ts", code: "file_changed" }],
-    });
-    expect(
-      judgeOutcome(
-        result(`Patch not applied, no file changed. Failed: a.ts: file_changed.\n${json}`),
-      ),
-    ).toEqual({
-      outcome: "error",
-      code: "file_changed",
-    });
-    expect(
-      judgeOutcome(
-        result(`Patch partly applied: M b.ts changed; failed: a.ts: file_changed.\n${json}`),
-      ),
-    ).toEqual({
-      outcome: "error",
-      code: "file_changed",
-    });
-    expect(judgeOutcome(result('Patch applied: M a.ts.\n{"success":true}'))).toEqual({
-      outcome: "ok",
-    });
   });
 });

@@ -1,6 +1,7 @@
 import { open, readFile } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
+import { syncFolder } from "../patch/atomic-write.ts";
 
 // An append-only JSON Lines file. Every value is written as one line and
 // flushed to disk (fdatasync) before the append resolves, so a crash loses
@@ -16,7 +17,8 @@ export class JsonlAppender {
   // writers on one ledger would interleave their histories.
   static async create(path: string): Promise<JsonlAppender> {
     const handle = await open(path, "wx");
-    await syncDirectory(dirname(path));
+    // Makes the new directory entry itself durable, not only the file's bytes.
+    await syncFolder(dirname(path));
     return new JsonlAppender(handle);
   }
 
@@ -93,15 +95,5 @@ function parseLine(line: string, path: string, lineNumber: number): unknown {
     throw new Error(
       `${path}:${lineNumber} is not valid JSON; the file is corrupt. Move it aside to continue.`,
     );
-  }
-}
-
-// Makes the new directory entry itself durable, not only the file's bytes.
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }

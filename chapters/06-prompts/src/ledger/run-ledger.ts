@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { mkdir, readdir } from "node:fs/promises";
 import { join, posix } from "node:path";
+import { newRunId } from "../patch/backups.ts";
 import { JsonlAppender, readJsonl } from "./jsonl-file.ts";
 import { LedgerEvent } from "./ledger-events.ts";
 import type { RunEndEvent, RunStartEvent, TokenUsage } from "./ledger-events.ts";
@@ -63,7 +63,7 @@ export class RunLedger {
 
   // Starts a new run: creates `.agent/runs/<runId>.jsonl` and records run_start.
   static async open(cwd: string, info: { task: string; model: string }): Promise<RunLedger> {
-    const ledger = new RunLedger(cwd, newRunId(new Date()));
+    const ledger = new RunLedger(cwd, newRunId());
     await mkdir(join(cwd, RUNS_DIR), { recursive: true });
     ledger.writer = await JsonlAppender.create(ledgerPath(cwd, ledger.runId));
     await ledger.record({
@@ -81,9 +81,8 @@ export class RunLedger {
   // dropped and reported by `tornTail`. The loaded ledger can still append
   // (undo marks the run it reverted); the torn bytes are cut off first.
   static async load(cwd: string, runId: string): Promise<RunLedger> {
-    if (!/^[A-Za-z0-9_-]+$/.test(runId)) {
-      throw new Error(`"${runId}" is not a run id. Run ids look like 20250131-142501-3f9a1c.`);
-    }
+    const problem = runIdProblem(runId);
+    if (problem) throw new Error(problem);
     const path = ledgerPath(cwd, runId);
     const contents = await readJsonl(path).catch((error: unknown) => {
       if (isNotFound(error)) {
@@ -340,11 +339,11 @@ export function ledgerPath(cwd: string, runId: string): string {
   return join(cwd, RUNS_DIR, `${runId}.jsonl`);
 }
 
-// Sortable by time, readable, and unique enough for one workspace:
-// 20250131-142501-3f9a1c
-export function newRunId(date: Date): string {
-  const stamp = date.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-  return `${stamp}-${randomBytes(3).toString("hex")}`;
+// Why `text` cannot be a run id, or undefined when it can. A run id names a
+// file and a folder, so one that could be a path ("../x") is refused.
+export function runIdProblem(text: string): string | undefined {
+  if (/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
+  return `"${text}" is not a run id. Run ids look like 20250131-142501-3f9a1c.`;
 }
 
 // Ledger keys are workspace-relative POSIX paths, so "./src/a.ts" and

@@ -1,8 +1,8 @@
 import type { RunLedger } from "../ledger/run-ledger.ts";
 import type { NoteStore } from "../notes/note-store.ts";
-import { judgeOutcome } from "../tool-round-trip.ts";
 import type { AnyTool } from "../tools/define-tool.ts";
 import { runToolCall, type ToolCallRequest, type ToolCallResult } from "../tools/run-tool-call.ts";
+import { judgeOutcome } from "../tools/tool-outcome.ts";
 
 export interface ToolRunnerOptions {
   tools: readonly AnyTool[];

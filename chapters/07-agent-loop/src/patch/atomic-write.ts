@@ -65,7 +65,7 @@ export async function deleteFile(target: string): Promise<void> {
 }
 
 /** A rename or unlink is only durable once the folder's own entry list is flushed. */
-async function syncFolder(folder: string): Promise<void> {
+export async function syncFolder(folder: string): Promise<void> {
   const handle = await open(folder, "r");
   try {
     await handle.sync();

@@ -133,7 +133,7 @@ async function backUp(file: StagedFile, backupDir: string): Promise<BackupRecord
 }
 
 /** The hash of what is on disk now; null when there is no file. */
-async function currentHash(absolute: string): Promise<string | null> {
+export async function currentHash(absolute: string): Promise<string | null> {
   try {
     return sha256(await readFile(absolute));
   } catch (error) {
