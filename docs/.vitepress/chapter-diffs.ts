@@ -1,27 +1,44 @@
 // Writes docs/generated/NN.diff: what chapter NN's lesson changed in src/ relative to chapter NN-1,
-// and NN.stat: one line per file of it (A added, M modified, D deleted, with line counts), the
-// overview a page shows above the full diff. Generated on every `vitepress build`/`dev` start from
-// the real packages, so a page can never disagree with the code. Chapter 01 has no predecessor:
-// its diff adds every file.
+// and NN.stat: one line per source and test file it changed (A added, M modified, D deleted, with
+// line counts), the overview a page shows above the full diff. Generated on every `vitepress
+// build`/`dev` start from the real packages, so a page can never disagree with the code.
+//
+// The diff is made by the same command as `pnpm diff A B` (scripts/diff.ts: GNU `diff -ruN` with the
+// same exclusions), so the page shows exactly the hunks a reader sees in the terminal; only the
+// file times in the `---`/`+++` lines are dropped (they change with every checkout).
+// test/site/chapter-diffs.test.ts holds the two to each other. Chapter 01 has no predecessor: its
+// diff adds every file.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import { CHAPTERS_DIR, DOCS_DIR, type SiteChapter } from "./chapters.ts";
+import { join } from "node:path";
+import { DOCS_DIR, ROOT, type SiteChapter } from "./chapters.ts";
 
 export const GENERATED_DIR = join(DOCS_DIR, "generated");
 
-/** `git diff --no-index` exits 1 when the inputs differ: that is the normal case here. */
-function gitDiff(a: string, b: string): string {
+// The same exclusions as scripts/diff.ts.
+const EXCLUDED = ["node_modules", "README.md", "chapter.json", ".agent"];
+
+/** Runs GNU diff from the repository root; it exits 1 when the inputs differ, the normal case. */
+function gnuDiff(options: string[], a: string, b: string): string {
   const result = spawnSync(
-    "git",
-    ["diff", "--no-index", "--no-color", "--no-ext-diff", "--src-prefix=", "--dst-prefix=", a, b],
-    { cwd: CHAPTERS_DIR, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+    "diff",
+    [...options, "--color=never", ...EXCLUDED.flatMap((name) => ["-x", name]), a, b],
+    { cwd: ROOT, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
   );
   if (result.status !== 0 && result.status !== 1) {
-    throw new Error(`git diff ${a} ${b} failed: ${result.stderr || result.error?.message}`);
+    throw new Error(`diff ${a} ${b} failed: ${result.stderr || result.error?.message}`);
   }
-  // The "index abc..def" lines carry blob hashes, noise for a reader.
-  return result.stdout.replace(/^index [0-9a-f]+\.\.[0-9a-f]+.*\n/gm, "");
+  return result.stdout;
+}
+
+/**
+ * The parts of a `diff -ruN` output a reader needs: each file's `diff` line without the command's
+ * options, and its `---`/`+++` lines without the file times. Hunks are left exactly as they are.
+ */
+export function cleanDiff(diff: string): string {
+  return diff
+    .replace(/^diff .* (\S+) (\S+)$/gm, "diff -ruN $1 $2")
+    .replace(/^(---|\+\+\+) (\S+)\t.*$/gm, "$1 $2");
 }
 
 function filesUnder(dir: string): string[] {
@@ -33,29 +50,39 @@ function filesUnder(dir: string): string[] {
     });
 }
 
-function firstChapterDiff(slug: string): string {
-  const src = join(CHAPTERS_DIR, slug, "src");
-  if (!existsSync(src)) return "";
-  return filesUnder(src)
-    .map((file) => gitDiff("/dev/null", relative(CHAPTERS_DIR, file)))
+/** What `to` changed in its folder `sub` ("src" or "test") relative to `from`, or all of it. */
+export function chapterDiff(from: string | undefined, to: string, sub = "src"): string {
+  const target = `chapters/${to}/${sub}`;
+  if (from !== undefined) return cleanDiff(gnuDiff(["-ruN"], `chapters/${from}/${sub}`, target));
+  if (!existsSync(join(ROOT, target))) return "";
+  return filesUnder(join(ROOT, target))
+    .map((file) => {
+      const path = file.slice(ROOT.length + 1);
+      return `diff -ruN /dev/null ${path}\n` + cleanDiff(gnuDiff(["-uN"], "/dev/null", path));
+    })
     .join("");
 }
 
-/** The per-file summary of a `git diff` text. */
-export function diffStat(diff: string): string {
+/**
+ * The per-file summary of a cleaned diff. Whether a file was added or deleted is read from the
+ * disk: `diff -N` shows a missing file as an empty one.
+ */
+export function diffStat(
+  diff: string,
+  exists = (path: string) => existsSync(join(ROOT, path)),
+): string {
   const files: Array<{ kind: string; path: string; added: number; removed: number }> = [];
   for (const line of diff.split("\n")) {
-    const header = /^diff --git (\S+) (\S+)$/.exec(line);
+    const header = /^diff -ruN (\S+) (\S+)$/.exec(line);
     const current = files.at(-1);
     if (header) {
-      // Show paths inside the chapter: "04-apply-patch/src/main.ts" -> "src/main.ts".
-      const path = (header[2] === "/dev/null" ? header[1]! : header[2]!).replace(/^[^/]+\//, "");
-      files.push({ kind: "M", path, added: 0, removed: 0 });
+      const [from, to] = [header[1]!, header[2]!];
+      const kind = from === "/dev/null" || !exists(from) ? "A" : !exists(to) ? "D" : "M";
+      // Show paths inside the chapter: "chapters/04-apply-patch/src/main.ts" -> "src/main.ts".
+      files.push({ kind, path: to.replace(/^chapters\/[^/]+\//, ""), added: 0, removed: 0 });
     } else if (current === undefined) {
       continue;
-    } else if (line.startsWith("new file mode")) current.kind = "A";
-    else if (line.startsWith("deleted file mode")) current.kind = "D";
-    else if (line.startsWith("+") && !line.startsWith("+++ ")) current.added++;
+    } else if (line.startsWith("+") && !line.startsWith("+++ ")) current.added++;
     else if (line.startsWith("-") && !line.startsWith("--- ")) current.removed++;
   }
   const width = Math.max(0, ...files.map((file) => file.path.length));
@@ -71,13 +98,11 @@ export function diffStat(diff: string): string {
 export function writeChapterDiffs(chapters: SiteChapter[]): void {
   mkdirSync(GENERATED_DIR, { recursive: true });
   chapters.forEach((chapter, i) => {
-    const previous = chapters[i - 1];
-    const diff =
-      previous === undefined
-        ? firstChapterDiff(chapter.slug)
-        : gitDiff(`${previous.slug}/src`, `${chapter.slug}/src`);
+    const previous = chapters[i - 1]?.slug;
+    const src = chapterDiff(previous, chapter.slug, "src");
+    const tests = chapterDiff(previous, chapter.slug, "test");
     const name = String(chapter.number).padStart(2, "0");
-    writeFileSync(join(GENERATED_DIR, `${name}.diff`), diff || "# no changes in src/\n");
-    writeFileSync(join(GENERATED_DIR, `${name}.stat`), diffStat(diff));
+    writeFileSync(join(GENERATED_DIR, `${name}.diff`), src || "# no changes in src/\n");
+    writeFileSync(join(GENERATED_DIR, `${name}.stat`), diffStat(src + tests));
   });
 }
