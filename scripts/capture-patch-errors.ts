@@ -163,6 +163,17 @@ export const SCENARIOS: Scenario[] = [
       "*** End Patch",
     ],
   },
+  {
+    code: "io_error",
+    situation:
+      "The disk refused the write: here the new file's folder is an existing file (a read-only folder or a full disk fail the same way).",
+    patch: [
+      "*** Begin Patch",
+      "*** Add File: src/cart.ts/extra.ts",
+      "+export {};",
+      "*** End Patch",
+    ],
+  },
 ];
 
 /** A long patch is shown by its head and tail. */
