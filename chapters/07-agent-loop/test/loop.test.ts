@@ -4,8 +4,14 @@ import { runDemoCheck } from "@build-agent/shared/demo-repo";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { RunLedger } from "../src/ledger/run-ledger.ts";
+import { addMessages, startConversation } from "../src/conversation.ts";
+import { runAgentLoop } from "../src/loop/agent-loop.ts";
 import { createApprover } from "../src/loop/approval.ts";
+import { BudgetTracker, DEFAULT_BUDGETS } from "../src/loop/budgets.ts";
+import { createModelClient } from "../src/model-client.ts";
 import { defineTool } from "../src/tools/define-tool.ts";
+import { runToolCall } from "../src/tools/run-tool-call.ts";
+import { workspaceTools } from "../src/tools/workspace-tools.ts";
 import { undoRun } from "../src/undo.ts";
 import { loopFixture, resultsPerCall, type LoopFixture } from "./loop-harness.ts";
 
@@ -118,7 +124,26 @@ describe("faults the model endpoint can throw at the loop", () => {
     expect(patch?.result.content).toMatch(
       /^Patch not applied, no file changed\. Failed: src\/cart\.mjs: not_read\./,
     );
+    // apply_patch returned (the model needs its JSON), but the call did not work: say so.
+    expect(patch?.result.ok).toBe(false);
+    expect(run.ledger.toolCalls()).toEqual([
+      { tool: "read_file", callId: "call_read_cart", outcome: "error", code: undefined },
+      { tool: "apply_patch", callId: "call_patch_cart", outcome: "error", code: "not_read" },
+    ]);
     expect(run.ledger.changedFiles()).toEqual([]);
+  });
+
+  it("a failed model call is a step: a server error, then the retry, spend a budget of 2", async () => {
+    fixture = await loopFixture("fix-bug", [{ kind: "server_error" }]);
+    const run = await fixture.run({ budgets: { maxSteps: 2 } });
+    expect(run.outcome.reason).toBe("budget");
+    expect(run.outcome.message).toBe(
+      "stopped: step budget used up: 2 of 2 model calls (raise it with --max-steps)",
+    );
+    expect(fixture.offline.requests).toHaveLength(2);
+    // The retry's tool call still ran and was answered before the budget stopped the run.
+    expect(resultsPerCall(run)).toEqual({ call_read_cart: 1 });
+    expect(run.ledger.end?.reason).toBe("budget");
   });
 
   it.each([
@@ -149,6 +174,66 @@ describe("faults the model endpoint can throw at the loop", () => {
       /^stopped: time budget used up: \d+s of 1s \(raise it with --max-time\)$/,
     );
     expect(run.ledger.end?.reason).toBe("budget");
+  });
+});
+
+describe("every tool call gets exactly one result", () => {
+  it("for a tool that throws", async () => {
+    fixture = await loopFixture("loop-endless");
+    // loop-endless reads cart.mjs and format.mjs on every turn; this read_file breaks on one.
+    const brokenRead = defineTool({
+      name: "read_file",
+      description: "throws for format.mjs",
+      effect: "read",
+      schema: z.object({ path: z.string() }),
+      execute: async ({ path }) => {
+        if (path.endsWith("format.mjs")) throw new Error("disk on fire");
+        return "ok";
+      },
+    });
+    const run = await fixture.run({ tools: () => [brokenRead], budgets: { maxSteps: 1 } });
+    expect(resultsPerCall(run)).toEqual({ call_read_cart: 1, call_read_format: 1 });
+    expect(fixture.shown.map((s) => [s.result.ok, s.result.content])).toEqual([
+      [true, "ok"],
+      [false, "Error: read_file failed: disk on fire"],
+    ]);
+    expect(run.ledger.toolCalls().map((c) => c.outcome)).toEqual(["ok", "error"]);
+  });
+
+  it("for a tool the harness does not have (a model may name one it was never offered)", async () => {
+    fixture = await loopFixture("loop-endless");
+    const { offline, workspace } = fixture;
+    // The offline model only calls tools it was offered, so the runner here knows none of them.
+    const outcome = await runAgentLoop({
+      client: createModelClient({
+        baseURL: offline.baseURL,
+        apiKey: offline.apiKey,
+        timeoutMs: 20_000,
+      }),
+      model: offline.model,
+      maxRetries: 0,
+      contextTokens: 100_000,
+      conversation: addMessages(startConversation("test"), { role: "user", content: "go" }),
+      tools: workspaceTools,
+      runCall: (call, signal) => runToolCall([], call, { cwd: workspace, signal }),
+      ledger: { recordModelCall: async () => {} },
+      budgets: new BudgetTracker({ ...DEFAULT_BUDGETS, maxSteps: 1 }),
+      signal: new AbortController().signal,
+    });
+    expect(outcome.reason).toBe("budget");
+    const results = outcome.conversation.history.filter((m) => m.role === "tool");
+    expect(results).toEqual([
+      {
+        role: "tool",
+        tool_call_id: "call_read_cart",
+        content: 'Error: unknown tool "read_file". Available tools: .',
+      },
+      {
+        role: "tool",
+        tool_call_id: "call_read_format",
+        content: 'Error: unknown tool "read_file". Available tools: .',
+      },
+    ]);
   });
 });
 

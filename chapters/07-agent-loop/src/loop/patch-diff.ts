@@ -65,15 +65,3 @@ function lines(text: string): string[] {
   if (all.at(-1) === "") all.pop();
   return all;
 }
-
-/** apply_patch's output is a summary line followed by the JSON result; this finds the JSON. */
-export function parsePatchToolOutput(content: string): ApplyPatchResult | undefined {
-  const start = content.indexOf("\n{");
-  const json = content.startsWith("{") ? content : start === -1 ? "" : content.slice(start + 1);
-  try {
-    const value = JSON.parse(json) as ApplyPatchResult;
-    return Array.isArray(value.changed) ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}

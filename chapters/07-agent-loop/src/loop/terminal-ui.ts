@@ -1,8 +1,9 @@
 import { color } from "@build-agent/shared/terminal";
 import { toolCallLine } from "../tool-call-line.ts";
+import { readPatchToolOutput } from "../tools/apply-patch-tool.ts";
 import type { ToolCallRequest, ToolCallResult } from "../tools/run-tool-call.ts";
 import type { LoopEvents } from "./agent-loop.ts";
-import { parsePatchToolOutput, renderPatchDiff } from "./patch-diff.ts";
+import { renderPatchDiff } from "./patch-diff.ts";
 
 export interface Output {
   write(text: string): unknown;
@@ -60,7 +61,7 @@ export class TerminalUi {
 }
 
 function patchDiff(call: ToolCallRequest, result: ToolCallResult): string {
-  const applied = parsePatchToolOutput(result.content);
+  const applied = readPatchToolOutput(result.content);
   if (applied === undefined || applied.changed.length === 0) return "";
   let patch: unknown;
   try {
@@ -71,13 +72,17 @@ function patchDiff(call: ToolCallRequest, result: ToolCallResult): string {
   return typeof patch === "string" ? renderPatchDiff(patch, applied) : "";
 }
 
-/** apply_patch's first line already says what happened; other tools get the usual line. */
+/**
+ * apply_patch's first line already says what happened (green only when every
+ * file was written, see the tool runner); other tools get the usual line.
+ */
 function describeToolCall(call: ToolCallRequest, result: ToolCallResult): string {
-  if (call.function.name !== "apply_patch" || !result.ok) return toolCallLine(call, result);
   const summary = result.content.split("\n")[0] ?? "";
-  const paint = summary.startsWith("Patch applied") ? color.green : color.red;
+  if (call.function.name !== "apply_patch" || !summary.startsWith("Patch ")) {
+    return toolCallLine(call, result);
+  }
   const label = call.id.startsWith("text-patch-")
     ? "→ apply_patch (patch found in the answer text)"
     : "→ apply_patch";
-  return `${color.cyan(label)}  ${paint(summary)}`;
+  return `${color.cyan(label)}  ${(result.ok ? color.green : color.red)(summary)}`;
 }

@@ -14,8 +14,9 @@ export interface ToolRunnerOptions {
 /**
  * Runs one tool call with the harness around it: the tools get the run's
  * ledger (reads and writes go in, apply_patch takes its preconditions out)
- * and notebook, and every call is logged with its outcome. A call the user
- * stopped is logged too, before the abort travels on.
+ * and notebook, and every call is logged with its outcome, which the result's
+ * `ok` then states honestly. A call the user stopped is logged too, before the
+ * abort travels on.
  */
 export function createToolRunner(options: ToolRunnerOptions) {
   const { ledger, notes, cwd } = options;
@@ -32,11 +33,10 @@ export function createToolRunner(options: ToolRunnerOptions) {
       });
       throw error;
     }
-    await ledger.recordToolCall({
-      tool: call.function.name,
-      callId: call.id,
-      ...judgeOutcome(result),
-    });
-    return result;
+    // A tool that returned did not necessarily work: a patch that failed is
+    // returned, not thrown. The ledger and the status line get the verdict.
+    const judged = judgeOutcome(result);
+    await ledger.recordToolCall({ tool: call.function.name, callId: call.id, ...judged });
+    return { ...result, ok: judged.outcome === "ok" };
   };
 }
