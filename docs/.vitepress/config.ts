@@ -24,6 +24,8 @@ export default defineConfig({
   markdown: {
     config: (md) => codeImportPlugin(md),
   },
+  // A chapter page carries its whole diff, so its chunk is large by design; no warning for that.
+  vite: { build: { chunkSizeWarningLimit: 2000 } },
   themeConfig: {
     logo: "/favicon.svg",
     search: { provider: "local" },
