@@ -1,6 +1,10 @@
 // Builds the site, serves it on 127.0.0.1 and visits every page in Debian's chromium: no console
-// errors, no request leaving the machine, and on each chapter page the imported code and the diff.
-// Screenshots land in test-results/screenshots/ for a human to look at.
+// errors, no request leaving the machine, and on each chapter page the imported code, the
+// highlighted diff and the captured run. Then what a reader does with it: search, dark mode, a
+// phone. Screenshots land in test-results/screenshots/ for a human to look at.
+//
+// The test builds the site itself (about half a minute): that build is also CI's only dead-link
+// check, and testing a stale docs/.vitepress/dist would prove nothing.
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -11,19 +15,19 @@ import { serveStatic, type StaticServer } from "./static-server.ts";
 import { DOCS_DIR, ROOT, sitePages } from "./site-pages.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
+// Every test fails with this, rather than being skipped, so a machine without chromium cannot
+// report a green run that never looked at the site.
+const NO_CHROMIUM = `${CHROMIUM} is missing: the site test drives Debian's chromium, never a downloaded browser. Run \`bash scripts/ensure-chromium.sh\` (as root; CI's .ci/run does) and try again.`;
 const SCREENSHOTS = join(ROOT, "test-results", "screenshots");
+const PHONE = 390;
 const pages = sitePages();
 const chapterPages = pages.filter((page) => page.source.startsWith("chapters/"));
 
-let server: StaticServer;
-let browser: Browser;
+let server: StaticServer | undefined;
+let browser: Browser | undefined;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `${CHROMIUM} is missing: the site test drives Debian's chromium. Run \`bash scripts/ensure-chromium.sh\` (as root) and try again.`,
-    );
-  }
+  if (!existsSync(CHROMIUM)) return;
   await promisify(execFile)("pnpm", ["docs:build"], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
   server = await serveStatic(join(DOCS_DIR, ".vitepress", "dist"));
   browser = await chromium.launch({
@@ -52,9 +56,19 @@ interface Visit {
   problems: string[];
 }
 
+interface VisitOptions {
+  width?: number;
+  colorScheme?: "light" | "dark";
+}
+
 /** Opens a page and records what must never happen: console errors, failed or outside requests. */
-async function visit(urlPath: string, width = 1280): Promise<Visit> {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
+async function visit(
+  urlPath: string,
+  { width = 1280, colorScheme = "light" }: VisitOptions = {},
+): Promise<Visit> {
+  if (browser === undefined || server === undefined) throw new Error(NO_CHROMIUM);
+  const url = server.url;
+  const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme });
   const problems: string[] = [];
   page.on("console", (message) => {
     if (message.type() === "error") problems.push(`console error: ${message.text()}`);
@@ -62,13 +76,24 @@ async function visit(urlPath: string, width = 1280): Promise<Visit> {
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
   page.on("requestfailed", (request) => problems.push(`request failed: ${request.url()}`));
   page.on("request", (request) => {
-    if (!request.url().startsWith(server.url) && !request.url().startsWith("data:")) {
+    if (!request.url().startsWith(url) && !request.url().startsWith("data:")) {
       problems.push(`request leaves the machine: ${request.url()}`);
     }
   });
-  const response = await page.goto(server.url + urlPath, { waitUntil: "networkidle" });
+  const response = await page.goto(url + urlPath, { waitUntil: "networkidle" });
   if (response?.status() !== 200) problems.push(`HTTP ${response?.status()} for ${urlPath}`);
   return { page, problems };
+}
+
+/** How far the page itself scrolls sideways; code blocks scroll inside themselves instead. */
+async function pageOverflow(page: Page): Promise<number> {
+  // A string, not a function: the test compiles without DOM types.
+  return page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
+}
+
+function screenshotName(source: string, suffix = ""): string {
+  const name = source === "index.md" ? "home" : source.replace(/^chapters\/|\.md$/g, "");
+  return join(SCREENSHOTS, `${name.replace(/\//g, "-")}${suffix}.png`);
 }
 
 describe("the built site", () => {
@@ -76,44 +101,86 @@ describe("the built site", () => {
     expect(chapterPages.map((page) => page.source)).toContain("chapters/01-model-client.md");
   });
 
-  test.each(pages)("$urlPath loads without errors", async ({ urlPath }) => {
+  test.each(pages)("$urlPath loads without errors", async ({ source, urlPath }) => {
     const { page, problems } = await visit(urlPath);
     expect(await page.locator("h1").first().isVisible()).toBe(true);
     expect(await page.content()).not.toContain("Code snippet path not found");
-    if (urlPath === "/") await page.screenshot({ path: join(SCREENSHOTS, "home.png") });
+    if (!source.startsWith("chapters/")) {
+      await page.screenshot({ path: screenshotName(source), fullPage: true });
+    }
     expect(problems).toEqual([]);
     await page.close();
   });
 
   test.each(chapterPages)(
-    "$urlPath shows the chapter's code and its diff",
+    "$urlPath shows the chapter's code, its highlighted diff and a real run",
     async ({ source, urlPath }) => {
       const { page, problems } = await visit(urlPath);
       const code = page.locator("div.language-ts pre");
       expect(await code.count()).toBeGreaterThan(0);
       expect(await code.first().textContent()).toMatch(/\b(export|import|function|const)\b/);
-      const diff = page.locator("div.language-diff pre");
-      expect(await diff.count()).toBeGreaterThan(0);
-      expect(await diff.first().textContent()).toMatch(/^\+\+\+ /m);
-      const output = page.locator("div.language-text pre");
-      expect(await output.count()).toBeGreaterThan(0);
-      await page.screenshot({
-        path: join(SCREENSHOTS, source.replace(/^chapters\/|\.md$/g, "") + ".png"),
-        fullPage: true,
-      });
+
+      // The diff is folded under "What this chapter adds": open it as a reader would.
+      await page.locator("details:has(div.language-diff) > summary").first().click();
+      const diff = page.locator("div.language-diff pre").first();
+      expect(await diff.isVisible()).toBe(true);
+      expect(await diff.textContent()).toMatch(/^\+\+\+ chapters\//m);
+      // Highlighted: added, removed and header lines each get their own colour.
+      const colours = await page.evaluate<number>(
+        "new Set([...document.querySelectorAll('div.language-diff span.line > span')].map((s) => s.getAttribute('style'))).size",
+      );
+      expect(colours).toBeGreaterThanOrEqual(3);
+
+      const run = page.locator(".transcript div.language-text pre");
+      expect(await run.count()).toBe(1);
+      expect(await run.textContent()).toMatch(/^\$ .*pnpm chapter \d/);
+
+      await page.locator("details:has(div.language-diff) > summary").first().click();
+      await page.screenshot({ path: screenshotName(source), fullPage: true });
       expect(problems).toEqual([]);
       await page.close();
     },
   );
 
-  test("the home page fits a phone", async () => {
-    const { page, problems } = await visit("/", 390);
-    // A string, not a function: the test compiles without DOM types.
-    const overflow = await page.evaluate<number>(
-      "document.documentElement.scrollWidth - window.innerWidth",
-    );
-    expect(overflow).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(SCREENSHOTS, "home-phone.png"), fullPage: true });
+  test.each(pages)("$urlPath fits a phone", async ({ source, urlPath }) => {
+    const { page, problems } = await visit(urlPath, { width: PHONE });
+    // Unfolded, the widest blocks are on the page: they must scroll inside, not the page.
+    await page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })");
+    expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
+    await page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = false; })");
+    await page.screenshot({ path: screenshotName(source, "-phone"), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test.each([pages.find((page) => page.source === "index.md")!, chapterPages.at(-1)!])(
+    "$urlPath follows a dark system theme",
+    async ({ source, urlPath }) => {
+      const { page, problems } = await visit(urlPath, { colorScheme: "dark" });
+      expect(await page.locator("html").getAttribute("class")).toMatch(/\bdark\b/);
+      await page.screenshot({ path: screenshotName(source, "-dark") });
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+  );
+
+  test("local search finds a page by a word in it, and only then", async () => {
+    const { page, problems } = await visit("/");
+    await page.locator(".DocSearch-Button").click();
+    const input = page.locator("#localsearch-input");
+    await input.fill("ambiguous_context");
+    const result = page.locator(".VPLocalSearchBox a.result").first();
+    await result.waitFor({ state: "visible" });
+    expect(await page.locator(".VPLocalSearchBox a.result").count()).toBeGreaterThan(0);
+    await page.screenshot({ path: join(SCREENSHOTS, "search.png") });
+
+    await input.fill("zqxjkv");
+    await page.locator(".VPLocalSearchBox .no-results").waitFor({ state: "visible" });
+    expect(await page.locator(".VPLocalSearchBox a.result").count()).toBe(0);
+
+    await input.fill("ambiguous_context");
+    await result.click();
+    await page.waitForURL(/\/reference\/apply-patch|\/chapters\//);
     expect(problems).toEqual([]);
     await page.close();
   });
