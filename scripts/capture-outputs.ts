@@ -157,11 +157,35 @@ export function capturableChapters(): string[] {
   );
 }
 
+export const DEMO_PATCH_FILE = join(OUTPUTS_DIR, "demo-patch.txt");
+
+interface ScriptedToolCall {
+  name: string;
+  arguments: { patch?: string };
+}
+
+/**
+ * The patch the offline model sends in the bug-fix demo (shared/scripts/fix-bug.json), which
+ * chapter 4's page shows as its example of the format: taken from the script, so the page shows
+ * exactly what the demo sends.
+ */
+export function demoPatch(): string {
+  const script = JSON.parse(
+    readFileSync(join(ROOT, "shared", "scripts", "fix-bug.json"), "utf8"),
+  ) as { steps: Array<{ reply: { toolCalls?: ScriptedToolCall[] } }> };
+  const patch = script.steps
+    .flatMap((step) => step.reply.toolCalls ?? [])
+    .find((call) => call.name === "apply_patch")?.arguments.patch;
+  if (patch === undefined) throw new Error("shared/scripts/fix-bug.json sends no apply_patch call");
+  return patch;
+}
+
 export function captureAll(slugs = capturableChapters(), dir = OUTPUTS_DIR): void {
   mkdirSync(dir, { recursive: true });
   for (const slug of slugs) {
     writeFileSync(outputPath(slug, dir), runDemo(slug, DEMOS[slug] ?? {}));
   }
+  writeFileSync(join(dir, "demo-patch.txt"), demoPatch());
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
@@ -171,4 +195,5 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   );
   captureAll(slugs);
   for (const slug of slugs) console.log(`wrote ${outputPath(slug).slice(ROOT.length + 1)}`);
+  console.log(`wrote ${DEMO_PATCH_FILE.slice(ROOT.length + 1)}`);
 }

@@ -4,7 +4,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import {
   DEMOS,
+  DEMO_PATCH_FILE,
   capturableChapters,
+  demoPatch,
   normaliseOutput,
   outputPath,
   runDemo,
@@ -33,6 +35,10 @@ describe("captured demo outputs", () => {
       );
     },
   );
+
+  test("docs/outputs/demo-patch.txt is the patch the bug-fix demo sends", () => {
+    expect(readFileSync(DEMO_PATCH_FILE, "utf8"), `stale. ${REFRESH}`).toBe(demoPatch());
+  });
 
   test("docs/outputs/patch-errors.md matches what apply_patch says now", async () => {
     expect(
