@@ -1,15 +1,19 @@
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { loadScript, startOfflineModel } from "@build-agent/shared/offline-model";
 import { makeTempDir, runCommand, type RunCommandOptions } from "@build-agent/shared/test-helpers";
 import { spawn } from "node:child_process";
 import { rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 
-const root = fileURLToPath(new URL("../../../", import.meta.url));
-const tsx = join(root, "node_modules/.bin/tsx");
 const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+// tsx as a loader inside one node process, not the tsx CLI: the CLI wraps the program in a second
+// process and relays Ctrl-C to it, killing it outright when it does not answer within 30 ms, which
+// a busy machine can miss. The tests' SIGINT must reach the program itself.
+const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+/** Node's arguments to run the chapter's main with these arguments. */
+const mainArgs = (...args: string[]): string[] => ["--import", tsxLoader, main, ...args];
 
 // The chapter must not pick up a developer's real model settings while under test.
 const noModel = {
@@ -35,7 +39,11 @@ async function emptyCwd(): Promise<string> {
 
 async function runMain(args: string[], options: RunCommandOptions = {}) {
   const cwd = await emptyCwd();
-  return runCommand(tsx, [main, ...args], { cwd, ...options, env: { ...noModel, ...options.env } });
+  return runCommand(process.execPath, mainArgs(...args), {
+    cwd,
+    ...options,
+    env: { ...noModel, ...options.env },
+  });
 }
 
 describe("chapter 01 main", () => {
@@ -119,7 +127,11 @@ describe("chapter 01 main", () => {
       OPENAI_API_KEY: model.apiKey,
       AGENT_MODEL: model.model,
     };
-    const child = spawn(tsx, [main, "hi"], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, mainArgs("hi"), {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
     const exited = new Promise<number | null>((resolve) =>

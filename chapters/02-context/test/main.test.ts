@@ -1,16 +1,20 @@
 import { spawn } from "node:child_process";
 import { rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { loadScript, startOfflineModel } from "@build-agent/shared/offline-model";
 import type { OfflineModel } from "@build-agent/shared/offline-model";
 import { makeTempDir, runCommand, type RunCommandOptions } from "@build-agent/shared/test-helpers";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 
-const root = fileURLToPath(new URL("../../../", import.meta.url));
-const tsx = join(root, "node_modules/.bin/tsx");
 const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+// tsx as a loader inside one node process, not the tsx CLI: the CLI wraps the program in a second
+// process and relays Ctrl-C to it, killing it outright when it does not answer within 30 ms, which
+// a busy machine can miss. The tests' SIGINT must reach the program itself.
+const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+/** Node's arguments to run the chapter's main with these arguments. */
+const mainArgs = (...args: string[]): string[] => ["--import", tsxLoader, main, ...args];
 
 // The chapter must not pick up a developer's real model settings while under test.
 const noModel = {
@@ -42,7 +46,7 @@ async function emptyCwd(): Promise<string> {
 }
 
 async function runMain(args: string[], options: RunCommandOptions = {}) {
-  return runCommand(tsx, [main, ...args], {
+  return runCommand(process.execPath, mainArgs(...args), {
     cwd: await emptyCwd(),
     ...options,
     env: { ...noModel, ...options.env },
@@ -112,7 +116,7 @@ describe("chapter 02 main", () => {
     });
     const model = server;
     const env = { ...process.env, ...noModel, ...envFor(model) };
-    const child = spawn(tsx, [main], {
+    const child = spawn(process.execPath, mainArgs(), {
       cwd: await emptyCwd(),
       env,
       stdio: ["pipe", "pipe", "pipe"],
