@@ -83,6 +83,9 @@ export function describeUndo(result: UndoResult): string {
     result.removed.length > 0 ? `removed ${result.removed.join(", ")}` : "",
     result.alreadyUndone.length > 0 ? `already as before: ${result.alreadyUndone.join(", ")}` : "",
   ].filter(Boolean);
+  if (result.restored.length + result.removed.length === 0) {
+    return `Nothing to undo in run ${result.runId}: ${result.alreadyUndone.join(", ")} ${result.alreadyUndone.length === 1 ? "is" : "are"} already as before the run.`;
+  }
   return `Undid run ${result.runId}: ${parts.join("; ")}.`;
 }
 

@@ -147,6 +147,10 @@ describe("undo", () => {
     expect(describeUndo(result)).toBe(
       `Undid run ${runId}: removed b.txt; already as before: a.txt.`,
     );
+    // Undoing it again changes nothing, and says so rather than "Undid".
+    expect(describeUndo(await undoRun(cwd, runId))).toBe(
+      `Nothing to undo in run ${runId}: a.txt, b.txt are already as before the run.`,
+    );
   });
 
   it("explains an unknown run id and a run without changes", async () => {
