@@ -41,6 +41,10 @@ describe("chapter 07 command line", () => {
     expect(stderr()).toContain(
       '--max-time must be seconds or minutes like 90, 90s or 5m, got "soon"',
     );
+    expect(await main(["undo", "the", "last", "change"])).toBe(2);
+    expect(stderr()).toContain(
+      'undo takes at most one RUN_ID; for a task that starts with "undo", quote it: pnpm start -- "undo …"',
+    );
     expect(await main(["--repo", path.join(workspace, "nope"), "task"])).toBe(2);
     expect(stderr()).toContain("is not a folder: point --repo at the repository to work on");
   });

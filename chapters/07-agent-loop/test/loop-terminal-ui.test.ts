@@ -45,6 +45,19 @@ describe("the line per tool call", () => {
     );
   });
 
+  it("shows why a patch was refused before it ran, without repeating the patch", () => {
+    const { ui, out } = capture();
+    ui.toolCall(patchCall(), {
+      tool_call_id: "call_1",
+      ok: false,
+      content:
+        "Error [not_approved]: This patch deletes a.txt, which needs the user's approval, and the user declined it.\nHint: …",
+    });
+    expect(out.join("")).toBe(
+      "→ apply_patch  failed: Error [not_approved]: This patch deletes a.txt, which needs the user's approval, and the user declined it.\n",
+    );
+  });
+
   it("says failed, with the first line of the error, for any other failed call", () => {
     const { ui, out } = capture();
     const read = { id: "c", function: { name: "read_file", arguments: '{"path":"nope.ts"}' } };

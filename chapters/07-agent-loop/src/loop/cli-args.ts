@@ -52,7 +52,12 @@ export function parseCommandLine(argv: string[]): Command {
   const { values, positionals } = parsed;
   const repo = values.repo;
   if (values["print-prompt"]) return { kind: "print-prompt", repo };
-  if (positionals[0] === "undo" && positionals.length <= 2) {
+  if (positionals[0] === "undo") {
+    if (positionals.length > 2) {
+      throw new UsageError(
+        'undo takes at most one RUN_ID; for a task that starts with "undo", quote it: pnpm start -- "undo …"',
+      );
+    }
     return { kind: "undo", repo, runId: positionals[1] };
   }
   const task = positionals.join(" ").trim();

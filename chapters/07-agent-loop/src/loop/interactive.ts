@@ -39,17 +39,25 @@ export async function runSession(options: SessionOptions): Promise<number> {
   const approver = createApprover({
     yes: options.yes,
     interactive,
-    ask: (question, signal) => ask(rl, question, signal),
+    ask: (question, signal) => {
+      // readline redraws the line it asks on: end the model's streamed text first, or it is wiped.
+      ui.endLine();
+      return ask(rl, question, signal);
+    },
   });
 
   let conversation = options.conversation;
   ui.line(color.dim(SESSION_HELP));
   rl.setPrompt("> ");
   rl.prompt();
+  let exited = false;
   try {
     for await (const raw of rl) {
       const task = raw.trim();
-      if (task === "/exit") break;
+      if (task === "/exit") {
+        exited = true;
+        break;
+      }
       if (task !== "") {
         running = true;
         const run = await runTask({
@@ -72,6 +80,8 @@ export async function runSession(options: SessionOptions): Promise<number> {
     stopListening();
     rl.close();
   }
+  // Ctrl-D or Ctrl-C at the prompt leave the cursor after "> "; the shell's prompt gets its own line.
+  if (!exited && interactive) output.write("\n");
   return 0;
 }
 

@@ -19,7 +19,7 @@ export async function runOneShot(options: OneShotOptions): Promise<{ code: numbe
   try {
     const run = await runTask({
       ...options,
-      approver: terminalApprover(options.yes),
+      approver: terminalApprover(options.yes, ui),
       signal: ctrlC.nextRun(),
       events: ui.events(),
     });
@@ -33,11 +33,13 @@ export async function runOneShot(options: OneShotOptions): Promise<{ code: numbe
 }
 
 /** Asks on the terminal, opening stdin only for the question, so a one-shot run never waits on it otherwise. */
-export function terminalApprover(yes: boolean): Approver {
+export function terminalApprover(yes: boolean, ui: TerminalUi): Approver {
   return createApprover({
     yes,
     interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
     ask: async (question, signal) => {
+      // readline redraws the line it asks on: end the model's streamed text first, or it is wiped.
+      ui.endLine();
       const rl = createInterface({ input: process.stdin, output: process.stdout });
       // In a terminal readline swallows Ctrl-C; pass it on, so it still stops the run.
       rl.on("SIGINT", () => process.kill(process.pid, "SIGINT"));

@@ -73,16 +73,17 @@ function patchDiff(call: ToolCallRequest, result: ToolCallResult): string {
 }
 
 /**
- * apply_patch's first line already says what happened (green only when every
- * file was written, see the tool runner); other tools get the usual line.
+ * apply_patch's line names no arguments (the patch is shown as a diff when it
+ * applies) and says what happened: its own summary, green only when every file
+ * was written (see the tool runner), or why it was refused. Other tools get
+ * the usual line.
  */
 function describeToolCall(call: ToolCallRequest, result: ToolCallResult): string {
-  const summary = result.content.split("\n")[0] ?? "";
-  if (call.function.name !== "apply_patch" || !summary.startsWith("Patch ")) {
-    return toolCallLine(call, result);
-  }
+  if (call.function.name !== "apply_patch") return toolCallLine(call, result);
   const label = call.id.startsWith("text-patch-")
     ? "→ apply_patch (patch found in the answer text)"
     : "→ apply_patch";
-  return `${color.cyan(label)}  ${(result.ok ? color.green : color.red)(summary)}`;
+  const first = result.content.split("\n")[0] ?? "";
+  const status = first.startsWith("Patch ") ? first : `failed: ${first}`;
+  return `${color.cyan(label)}  ${(result.ok ? color.green : color.red)(status)}`;
 }
