@@ -60,9 +60,10 @@ describe("offline model over the openai SDK", () => {
     });
     expect(completion.choices[0]?.finish_reason).toBe("stop");
     expect(completion.usage).toEqual({
-      prompt_tokens: 2, // "hello": 5 chars -> ceil(5 / 4)
-      completion_tokens: 8, // 30 chars -> ceil(30 / 4)
-      total_tokens: 10,
+      // o200k_base, as OpenAI counts: 3 to prime the reply + 3 per message + "user" (1) + "hello" (1)
+      prompt_tokens: 8,
+      completion_tokens: 6, // "first answer, in several words"
+      total_tokens: 14,
     });
     expect(model.requests).toHaveLength(1);
     expect(model.requests[0]?.messages).toEqual([{ role: "user", content: "hello" }]);
@@ -99,7 +100,7 @@ describe("offline model over the openai SDK", () => {
     );
     const last = chunks.at(-1);
     expect(last?.choices).toEqual([]);
-    expect(last?.usage).toEqual({ prompt_tokens: 2, completion_tokens: 8, total_tokens: 10 });
+    expect(last?.usage).toEqual({ prompt_tokens: 8, completion_tokens: 6, total_tokens: 14 });
     expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe("stop");
     expect(chunks.slice(0, -1).every((chunk) => chunk.usage === null)).toBe(true);
   });

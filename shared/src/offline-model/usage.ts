@@ -1,35 +1,41 @@
-// Token counts for the `usage` field. The offline model has no tokenizer: it estimates
-// one token per four characters, which is the usual rule of thumb for English text.
-// The numbers are labelled as estimates in the scripts' docs; they exist so that
-// clients can exercise their usage accounting, not to be accurate.
+// Token counts for the `usage` field, counted the way OpenAI's chat models count them: the o200k_base
+// tokenizer plus the documented per-message overhead (3 tokens a message, 1 for a name, 3 to prime
+// the reply). So a chapter that counts its own request (chapter 02) sees the server agree with it,
+// as it would with a real model. Tool definitions are counted as their JSON text: real servers
+// render them in a private format, so for requests with tools the numbers are close, not exact.
 
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { ChatRequestBody, WireUsage } from "./wire-types.ts";
 import type { ScriptStep } from "./script.ts";
 import { messageText } from "./script.ts";
 
-const CHARS_PER_TOKEN = 4;
+const TOKENS_PER_MESSAGE = 3;
+const TOKENS_PER_NAME = 1;
+const REPLY_PRIMING = 3;
 
 export function estimateUsage(request: ChatRequestBody, reply: ScriptStep["reply"]): WireUsage {
-  const promptChars =
+  const prompt_tokens =
     request.messages.reduce(
-      (sum, message) => sum + messageText(message).length + jsonLength(message.tool_calls),
-      0,
-    ) + jsonLength(request.tools);
-  const completionChars =
-    (reply.content ?? "").length +
-    (reply.toolCalls ?? []).reduce(
-      (sum, call) => sum + call.name.length + call.arguments.length,
-      0,
-    );
-  const prompt_tokens = estimateTokens(promptChars);
-  const completion_tokens = estimateTokens(completionChars);
+      (sum, message) =>
+        sum +
+        TOKENS_PER_MESSAGE +
+        countTokens(message.role) +
+        countTokens(messageText(message)) +
+        (message.name === undefined ? 0 : TOKENS_PER_NAME + countTokens(message.name)) +
+        jsonTokens(message.tool_calls),
+      REPLY_PRIMING,
+    ) + jsonTokens(request.tools);
+  const completion_tokens = Math.max(
+    1,
+    countTokens(reply.content ?? "") +
+      (reply.toolCalls ?? []).reduce(
+        (sum, call) => sum + countTokens(call.name) + countTokens(call.arguments),
+        0,
+      ),
+  );
   return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
 }
 
-function jsonLength(value: unknown): number {
-  return value === undefined ? 0 : JSON.stringify(value).length;
-}
-
-function estimateTokens(chars: number): number {
-  return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN));
+function jsonTokens(value: unknown): number {
+  return value === undefined ? 0 : countTokens(JSON.stringify(value));
 }
