@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -118,6 +118,9 @@ describe("git state", () => {
   it("reads the branch and status of a real repository, even one without commits", async () => {
     execFileSync("git", ["init", "--quiet", "--initial-branch=trunk"], { cwd: dir });
     await writeFile(join(dir, "new.txt"), "hello\n");
+    // The harness's own folder is not the project's work, so the model is not shown it.
+    await mkdir(join(dir, ".agent", "runs"), { recursive: true });
+    await writeFile(join(dir, ".agent", "runs", "r.jsonl"), "{}\n");
     expect(await readGitState(dir)).toEqual({
       branch: "trunk",
       status: ["?? new.txt"],

@@ -36,10 +36,10 @@ export async function readGitState(
     return undefined;
   }
   try {
-    // --untracked-files=normal lists a new folder once instead of every file in it.
-    const status = (await git(["status", "--short", "--untracked-files=normal"], cwd))
-      .split("\n")
-      .filter((line) => line.trim() !== "");
+    // --untracked-files=normal lists a new folder once instead of every file in it. The
+    // harness's own .agent/ (ledgers, backups, notes) is not the project's work: left out.
+    const args = ["status", "--short", "--untracked-files=normal", "--", ".", ":(exclude).agent"];
+    const status = (await git(args, cwd)).split("\n").filter((line) => line.trim() !== "");
     return {
       branch: await readBranch(cwd, git),
       status: status.slice(0, MAX_STATUS_LINES),
