@@ -39,11 +39,8 @@ export async function runSession(options: SessionOptions): Promise<number> {
   const approver = createApprover({
     yes: options.yes,
     interactive,
-    ask: (question, signal) => {
-      // readline redraws the line it asks on: end the model's streamed text first, or it is wiped.
-      ui.endLine();
-      return ask(rl, question, signal);
-    },
+    // readline redraws the line it asks on, so the UI ends the model's streamed text first.
+    ask: (question, signal) => ui.question(() => ask(rl, question, signal)),
   });
 
   let conversation = options.conversation;

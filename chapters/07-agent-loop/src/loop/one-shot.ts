@@ -37,19 +37,19 @@ export function terminalApprover(yes: boolean, ui: TerminalUi): Approver {
   return createApprover({
     yes,
     interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
-    ask: async (question, signal) => {
-      // readline redraws the line it asks on: end the model's streamed text first, or it is wiped.
-      ui.endLine();
-      const rl = createInterface({ input: process.stdin, output: process.stdout });
-      // In a terminal readline swallows Ctrl-C; pass it on, so it still stops the run.
-      rl.on("SIGINT", () => process.kill(process.pid, "SIGINT"));
-      try {
-        return await rl.question(question, { signal });
-      } catch {
-        return ""; // aborted: no answer is a no
-      } finally {
-        rl.close();
-      }
-    },
+    // readline redraws the line it asks on, so the UI ends the model's streamed text first.
+    ask: (question, signal) =>
+      ui.question(async () => {
+        const rl = createInterface({ input: process.stdin, output: process.stdout });
+        // In a terminal readline swallows Ctrl-C; pass it on, so it still stops the run.
+        rl.on("SIGINT", () => process.kill(process.pid, "SIGINT"));
+        try {
+          return await rl.question(question, { signal });
+        } catch {
+          return ""; // aborted: no answer is a no
+        } finally {
+          rl.close();
+        }
+      }),
   });
 }

@@ -54,6 +54,20 @@ export class TerminalUi {
     this.out.write(text + "\n");
   }
 
+  /**
+   * Runs a question that readline asks on a line of its own. While it waits,
+   * the line counts as open, so a notice (Ctrl-C's "stopping…") starts a new one.
+   */
+  async question<T>(ask: () => Promise<T>): Promise<T> {
+    this.endLine();
+    this.lineOpen = true;
+    try {
+      return await ask();
+    } finally {
+      this.lineOpen = false;
+    }
+  }
+
   endLine(): void {
     if (this.lineOpen) this.out.write("\n");
     this.lineOpen = false;
