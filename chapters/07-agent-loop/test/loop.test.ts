@@ -10,6 +10,7 @@ import { createApprover } from "../src/loop/approval.ts";
 import { BudgetTracker, DEFAULT_BUDGETS } from "../src/loop/budgets.ts";
 import { createModelClient } from "../src/model-client.ts";
 import { defineTool } from "../src/tools/define-tool.ts";
+import { sha256 } from "../src/tools/file-hash.ts";
 import { runToolCall } from "../src/tools/run-tool-call.ts";
 import { workspaceTools } from "../src/tools/workspace-tools.ts";
 import { undoRun } from "../src/undo.ts";
@@ -56,6 +57,19 @@ describe("the agent loop, with the offline model through the real SDK", () => {
       ["modified", "src/cart.mjs"],
     ]);
     expect(ledger.usage().model_calls).toBe(3);
+    // The hashes chain: what was read is what the patch replaced, and what it wrote is on disk.
+    const events = ledger.events();
+    const read = events.find((e) => e.type === "file_read");
+    const written = events.find((e) => e.type === "file_written");
+    const onDisk = sha256(await readFile(join(fixture.workspace, "src/cart.mjs")));
+    expect(read).toMatchObject({ path: "src/cart.mjs", full: true });
+    expect(written).toMatchObject({
+      path: "src/cart.mjs",
+      before_sha256: read?.type === "file_read" ? read.sha256 : "",
+      after_sha256: onDisk,
+      revision: 1,
+    });
+    expect(ledger.revision).toBe(1);
     expect(run.notes.map((n) => n.title)).toEqual(["Patch applied"]);
   });
 
@@ -78,6 +92,8 @@ describe("faults the model endpoint can throw at the loop", () => {
     const run = await fixture.run();
     expect(run.outcome.reason).toBe("done");
     expect(fixture.offline.requests).toHaveLength(4);
+    // The failed call is on the record too, as a model call without usage.
+    expect(run.ledger.usage()).toMatchObject({ model_calls: 4, unreported_calls: 1 });
     expect(run.ledger.toolCalls().map((c) => c.callId)).toEqual([
       "call_read_cart",
       "call_patch_cart",
@@ -330,6 +346,7 @@ describe("Ctrl-C", () => {
     const ledger = await RunLedger.load(fixture.workspace, run.ledger.runId);
     expect(ledger.end?.reason).toBe("aborted");
     expect(ledger.toolCalls()).toEqual([]);
+    expect(ledger.usage()).toMatchObject({ model_calls: 1, unreported_calls: 1 });
     expect((await runDemoCheck(fixture.workspace)).ok).toBe(false);
   });
 

@@ -106,6 +106,14 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
       if (dropped) events.onNotice?.(dropped);
       conversation = fitted.conversation;
 
+      // Failed attempts are model calls too: the ledger records them as the budget counts
+      // them, without usage (none was reported), before the call that answered, if any.
+      let failedCalls = 0;
+      const recordFailedCalls = async () => {
+        for (; failedCalls > 0; failedCalls--) {
+          await options.ledger.recordModelCall({ model: options.model, usage: null });
+        }
+      };
       let result: ChatResult;
       try {
         result = await streamWithRetry({
@@ -118,6 +126,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
           onText: events.onText,
           // A failed attempt is a step too: a broken endpoint must not retry forever.
           onRetry: ({ attempt, delayMs }) => {
+            failedCalls += 1;
             budgets.recordModelCall(0);
             events.onNotice?.(
               `model call failed, retrying in ${(delayMs / 1000).toFixed(1)} s (retry ${attempt} of ${options.maxRetries})`,
@@ -125,7 +134,9 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
           },
         });
       } catch (error) {
+        failedCalls += 1;
         budgets.recordModelCall(0);
+        await recordFailedCalls();
         if (signal.aborted || isAbort(error)) return interrupted();
         const line = describeModelError(error, {
           baseURL: options.client.baseURL,
@@ -136,6 +147,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
         return stop("error", `stopped: ${line}`);
       }
 
+      await recordFailedCalls();
       const usage = result.usage;
       // A server that reports no usage still spends tokens: count them ourselves (chapter 02).
       budgets.recordModelCall(
