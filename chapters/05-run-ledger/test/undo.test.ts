@@ -147,9 +147,20 @@ describe("undo", () => {
     expect(describeUndo(result)).toBe(
       `Undid run ${runId}: removed b.txt; already as before: a.txt.`,
     );
-    // Undoing it again changes nothing, and says so rather than "Undid".
+  });
+
+  it("says so when every file is already as before, and refuses a run undone already", async () => {
+    await put("a.txt", "1\n");
+    const runId = await run("edit", [{ "a.txt": "2\n" }]);
+    await put("a.txt", "1\n");
     expect(describeUndo(await undoRun(cwd, runId))).toBe(
-      `Nothing to undo in run ${runId}: a.txt, b.txt are already as before the run.`,
+      `Nothing to undo in run ${runId}: a.txt is already as before the run.`,
+    );
+    // The file is the user's again: a second undo must not call their edit a conflict.
+    await put("a.txt", "the user's next edit\n");
+    const undone = (await RunLedger.load(cwd, runId)).events().at(-1)?.time;
+    await expect(undoRun(cwd, runId)).rejects.toThrow(
+      `Run ${runId} was undone already (${undone}); there is nothing left to undo.`,
     );
   });
 

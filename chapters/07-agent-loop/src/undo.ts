@@ -46,6 +46,7 @@ type Plan = { change: FileChange; action: "restore" | "remove" | "skip"; bytes?:
 export async function undoRun(cwd: string, runId?: string): Promise<UndoResult> {
   const id = runId ?? (await latestUndoableRun(cwd));
   const changes = await readChanges(cwd, id);
+  await refuseIfUndone(cwd, id);
   const plans = await Promise.all(changes.map((change) => planFile(cwd, id, change)));
 
   const conflicts = plans.flatMap((plan) => (typeof plan === "string" ? [plan] : []));
@@ -131,6 +132,19 @@ async function readChanges(cwd: string, runId: string): Promise<FileChange[]> {
     throw new UndoRefusedError(`Nothing to undo: run ${runId} left every file as it found it.`);
   }
   return changes;
+}
+
+// A run is undone once. Afterwards its files are the user's again, and comparing
+// them with what the run left would only report edits as conflicts.
+async function refuseIfUndone(cwd: string, runId: string): Promise<void> {
+  // Backups made by the command-line apply-patch have no ledger: nothing to check.
+  const ledger = await RunLedger.load(cwd, runId).catch(() => undefined);
+  const undone = ledger?.events().find((event) => event.type === "run_undone");
+  if (undone) {
+    throw new UndoRefusedError(
+      `Run ${runId} was undone already (${undone.time}); there is nothing left to undo.`,
+    );
+  }
 }
 
 // Returns the plan, or a line explaining why this file blocks the undo.
