@@ -31,6 +31,10 @@ export async function main(argv: string[]): Promise<number> {
     printError(`${error.message}\n${USAGE}`);
     return 2;
   }
+  if (command.kind === "help") {
+    process.stdout.write(USAGE + "\n");
+    return 0;
+  }
   // pnpm runs scripts from the repository root and passes the folder the user typed in as INIT_CWD.
   const here = process.env.INIT_CWD ?? process.cwd();
   const workspace = resolve(here, command.repo ?? ".");

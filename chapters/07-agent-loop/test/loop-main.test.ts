@@ -49,6 +49,12 @@ describe("chapter 07 command line", () => {
     expect(stderr()).toContain("is not a folder: point --repo at the repository to work on");
   });
 
+  it("--help prints the usage on stdout", async () => {
+    const stdout = capture(process.stdout);
+    expect(await main(["--help"])).toBe(0);
+    expect(stdout()).toBe(USAGE + "\n");
+  });
+
   it("offline, a task is refused with what to do instead", async () => {
     const stderr = capture(process.stderr);
     expect(await main(["fix it"])).toBe(1);

@@ -13,6 +13,7 @@ export const USAGE = [
   `  --max-tokens N     tokens per task (default ${DEFAULT_BUDGETS.maxTokens})`,
   `  --max-time T       wall time per task: 90, 90s or 5m (default ${DEFAULT_BUDGETS.maxTimeMs / 60_000}m)`,
   "  --print-prompt     print the system prompt and its token count, then exit",
+  "  --help             print this help, then exit",
 ].join("\n");
 
 export type Command =
@@ -24,7 +25,8 @@ export type Command =
       budgets: Budgets;
     }
   | { kind: "undo"; repo: string | undefined; runId: string | undefined }
-  | { kind: "print-prompt"; repo: string | undefined };
+  | { kind: "print-prompt"; repo: string | undefined }
+  | { kind: "help" };
 
 /** Thrown for arguments we cannot make sense of; the message says what to type instead. */
 export class UsageError extends Error {
@@ -43,6 +45,7 @@ export function parseCommandLine(argv: string[]): Command {
         "max-tokens": { type: "string" },
         "max-time": { type: "string" },
         "print-prompt": { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
       },
       allowPositionals: true,
     });
@@ -50,6 +53,7 @@ export function parseCommandLine(argv: string[]): Command {
     throw new UsageError((error as Error).message);
   }
   const { values, positionals } = parsed;
+  if (values.help) return { kind: "help" };
   const repo = values.repo;
   if (values["print-prompt"]) return { kind: "print-prompt", repo };
   if (positionals[0] === "undo") {
