@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { RunLedger } from "../src/ledger/run-ledger.ts";
 import { NoteStore } from "../src/notes/note-store.ts";
 import type { ToolContext } from "../src/tools/define-tool.ts";
@@ -21,8 +21,17 @@ function contextWith(ledger?: RunLedger): ToolContext {
   return { ...workspace.context(), ledger };
 }
 
-// The run's ledger, as the harness opens it at the start of a run.
-const openLedger = () => RunLedger.open(workspace.root(), { task: "Fix the total", model: "test" });
+// The run's ledger, as the harness opens it at the start of a run; closed after each test, as the
+// harness closes it at the end of a run, so no file handle is left to the garbage collector.
+const opened: RunLedger[] = [];
+async function openLedger(): Promise<RunLedger> {
+  const ledger = await RunLedger.open(workspace.root(), { task: "Fix the total", model: "test" });
+  opened.push(ledger);
+  return ledger;
+}
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((ledger) => ledger.close()));
+});
 
 async function call(context: ToolContext, name: string, args: object) {
   const result = await runToolCall(
