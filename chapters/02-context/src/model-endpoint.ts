@@ -24,7 +24,10 @@ export async function openEndpoint(
     const { baseURL, apiKey, model } = config;
     return { baseURL, apiKey, model, timeoutMs, maxRetries, close: async () => {} };
   }
-  const offline = await startOfflineModel({ script: loadScript(script) });
+  // In a terminal, space the scripted words out a little so a reader sees the answer stream in, as
+  // it would from a real model; piped output (tests, captures) gets it at full speed.
+  const chunkDelayMs = process.stdout.isTTY ? 10 : 0;
+  const offline = await startOfflineModel({ script: loadScript(script), chunkDelayMs });
   const { baseURL, apiKey, model } = offline;
   return { baseURL, apiKey, model, timeoutMs, maxRetries, close: () => offline.close() };
 }
