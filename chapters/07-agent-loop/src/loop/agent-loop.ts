@@ -106,76 +106,19 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
       if (dropped) events.onNotice?.(dropped);
       conversation = fitted.conversation;
 
-      // Failed attempts are model calls too: the ledger records them as the budget counts
-      // them, without usage (none was reported), before the call that answered, if any.
-      let failedCalls = 0;
-      const recordFailedCalls = async () => {
-        for (; failedCalls > 0; failedCalls--) {
-          await options.ledger.recordModelCall({ model: options.model, usage: null });
-        }
-      };
-      let result: ChatResult;
-      try {
-        result = await streamWithRetry({
-          client: options.client,
-          model: options.model,
-          messages: requestMessages(conversation),
-          tools: toolSchemas,
-          signal,
-          maxRetries: options.maxRetries,
-          onText: events.onText,
-          // A failed attempt is a step too: a broken endpoint must not retry forever.
-          onRetry: ({ attempt, delayMs }) => {
-            failedCalls += 1;
-            budgets.recordModelCall(0);
-            events.onNotice?.(
-              `model call failed, retrying in ${(delayMs / 1000).toFixed(1)} s (retry ${attempt} of ${options.maxRetries})`,
-            );
-          },
-        });
-      } catch (error) {
-        failedCalls += 1;
-        budgets.recordModelCall(0);
-        await recordFailedCalls();
-        if (signal.aborted || isAbort(error)) return interrupted();
-        const line = describeModelError(error, {
-          baseURL: options.client.baseURL,
-          model: options.model,
-          timeoutMs: options.client.timeout,
-          maxRetries: options.maxRetries,
-        });
-        return stop("error", `stopped: ${line}`);
+      const asked = await askModel(options, conversation, toolSchemas, signal);
+      if (!asked.ok) {
+        if (signal.aborted || isAbort(asked.error)) return interrupted();
+        return stop("error", `stopped: ${describeFailure(options, asked.error)}`);
       }
-
-      await recordFailedCalls();
-      const usage = result.usage;
-      // A server that reports no usage still spends tokens: count them ourselves (chapter 02).
-      budgets.recordModelCall(
-        usage?.total_tokens ??
-          countRequestTokens(requestMessages(conversation)) + countMessageTokens(result.message),
-      );
-      await options.ledger.recordModelCall({
-        model: options.model,
-        // null when the server did not report usage: unknown is not zero.
-        usage: usage && {
-          input_tokens: usage.prompt_tokens,
-          output_tokens: usage.completion_tokens,
-        },
-      });
+      const result = asked.result;
       conversation = addMessages(conversation, result.message);
 
       const calls = result.message.tool_calls ?? [];
       if (calls.length > 0) {
         const results = await runCalls(calls);
         calls.forEach((call, i) => events.onToolCall?.(call, results[i]!));
-        conversation = addMessages(
-          conversation,
-          ...results.map((r) => ({
-            role: "tool" as const,
-            tool_call_id: r.tool_call_id,
-            content: r.content,
-          })),
-        );
+        conversation = addMessages(conversation, ...results.map(toolMessage));
         continue;
       }
 
@@ -195,4 +138,78 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
   } finally {
     clearTimeout(timer);
   }
+}
+
+type ModelAnswer = { ok: true; result: ChatResult } | { ok: false; error: unknown };
+
+/**
+ * One model call, retried on transient failures. Failed attempts are model calls too: each one
+ * spends a step of the budget (a broken endpoint must not retry forever) and is written to the
+ * ledger without usage (none was reported), before the call that answered, if any.
+ */
+async function askModel(
+  options: AgentLoopOptions,
+  conversation: Conversation,
+  tools: ReturnType<typeof toOpenAITool>[],
+  signal: AbortSignal,
+): Promise<ModelAnswer> {
+  const { budgets, ledger, events = {} } = options;
+  let failedCalls = 0;
+  const recordFailedCalls = async () => {
+    for (; failedCalls > 0; failedCalls--) {
+      await ledger.recordModelCall({ model: options.model, usage: null });
+    }
+  };
+  let result: ChatResult;
+  try {
+    result = await streamWithRetry({
+      client: options.client,
+      model: options.model,
+      messages: requestMessages(conversation),
+      tools,
+      signal,
+      maxRetries: options.maxRetries,
+      onText: events.onText,
+      onRetry: ({ attempt, delayMs }) => {
+        failedCalls += 1;
+        budgets.recordModelCall(0);
+        events.onNotice?.(
+          `model call failed, retrying in ${(delayMs / 1000).toFixed(1)} s (retry ${attempt} of ${options.maxRetries})`,
+        );
+      },
+    });
+  } catch (error) {
+    failedCalls += 1;
+    budgets.recordModelCall(0);
+    await recordFailedCalls();
+    return { ok: false, error };
+  }
+
+  await recordFailedCalls();
+  const usage = result.usage;
+  // A server that reports no usage still spends tokens: count them ourselves (chapter 02).
+  budgets.recordModelCall(
+    usage?.total_tokens ??
+      countRequestTokens(requestMessages(conversation)) + countMessageTokens(result.message),
+  );
+  await ledger.recordModelCall({
+    model: options.model,
+    // null when the server did not report usage: unknown is not zero.
+    usage: usage && { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens },
+  });
+  return { ok: true, result };
+}
+
+/** The one line a person reads when the model cannot be reached (chapter 01's messages). */
+function describeFailure(options: AgentLoopOptions, error: unknown): string {
+  return describeModelError(error, {
+    baseURL: options.client.baseURL,
+    model: options.model,
+    timeoutMs: options.client.timeout,
+    maxRetries: options.maxRetries,
+  });
+}
+
+function toolMessage(result: ToolCallResult) {
+  return { role: "tool" as const, tool_call_id: result.tool_call_id, content: result.content };
 }
