@@ -100,7 +100,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     endLine();
     if (isAbort(error)) {
-      printError("aborted");
+      process.stderr.write("aborted\n");
       return 130;
     }
     if (error instanceof ContextBudgetError) {

@@ -112,7 +112,7 @@ export async function main(argv: string[]): Promise<number> {
     endLine();
     await showChanges(workspace, runId);
     if (isAbort(error)) {
-      printError("aborted");
+      process.stderr.write("aborted\n");
       return 130;
     }
     if (error instanceof ContextBudgetError) {

@@ -129,7 +129,7 @@ export async function main(argv: string[]): Promise<number> {
     await showChanges(workspace, runId);
     if (isAbort(error)) {
       endReason = "aborted";
-      printError("aborted");
+      process.stderr.write("aborted\n");
       return 130;
     }
     if (error instanceof ContextBudgetError) {
