@@ -1,7 +1,7 @@
 // pnpm diff A B: what chapter B changed relative to chapter A (sources, tests, dependencies).
-// Each chapter's README.md and chapter.json are left out: they describe the lesson, they are not it.
 import { spawnSync } from "node:child_process";
 import { relative } from "node:path";
+import { diffArgs } from "./lib/chapter-diff.ts";
 import { ROOT, chapterListText, findChapter, listChapters } from "./lib/chapters.ts";
 import { userArgs } from "./lib/run-chapter-module.ts";
 
@@ -19,21 +19,11 @@ if (args.length !== 2 || a === undefined || b === undefined) {
 const color = process.stdout.isTTY && !process.env.NO_COLOR ? "always" : "never";
 const result = spawnSync(
   "diff",
-  [
-    "-ruN",
-    `--color=${color}`,
-    "-x",
-    "node_modules",
-    "-x",
-    "README.md",
-    "-x",
-    "chapter.json",
-    "-x",
-    ".agent",
-    relative(ROOT, a.dir),
-    relative(ROOT, b.dir),
-  ],
-  { cwd: ROOT, stdio: "inherit" },
+  diffArgs(["-ruN"], relative(ROOT, a.dir), relative(ROOT, b.dir), color),
+  {
+    cwd: ROOT,
+    stdio: "inherit",
+  },
 );
 // diff exits 1 when the trees differ: that is the normal, successful case here.
 process.exit(result.status === 2 ? 2 : 0);

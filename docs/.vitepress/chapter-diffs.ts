@@ -3,28 +3,26 @@
 // line counts), the overview a page shows above the full diff. Generated on every `vitepress
 // build`/`dev` start from the real packages, so a page can never disagree with the code.
 //
-// The diff is made by the same command as `pnpm diff A B` (scripts/diff.ts: GNU `diff -ruN` with the
-// same exclusions), so the page shows exactly the hunks a reader sees in the terminal; only the
+// The diff is made by the same command as `pnpm diff A B` (scripts/lib/chapter-diff.ts: GNU
+// `diff -ruN` with the same exclusions), so the page shows exactly the hunks a reader sees in the terminal; only the
 // file times in the `---`/`+++` lines are dropped (they change with every checkout).
 // test/site/chapter-diffs.test.ts holds the two to each other. Chapter 01 has no predecessor: its
 // diff adds every file.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { diffArgs } from "../../scripts/lib/chapter-diff.ts";
 import { DOCS_DIR, ROOT, type SiteChapter } from "./chapters.ts";
 
 export const GENERATED_DIR = join(DOCS_DIR, "generated");
 
-// The same exclusions as scripts/diff.ts.
-const EXCLUDED = ["node_modules", "README.md", "chapter.json", ".agent"];
-
 /** Runs GNU diff from the repository root; it exits 1 when the inputs differ, the normal case. */
 function gnuDiff(options: string[], a: string, b: string): string {
-  const result = spawnSync(
-    "diff",
-    [...options, "--color=never", ...EXCLUDED.flatMap((name) => ["-x", name]), a, b],
-    { cwd: ROOT, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
-  );
+  const result = spawnSync("diff", diffArgs(options, a, b), {
+    cwd: ROOT,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (result.status !== 0 && result.status !== 1) {
     throw new Error(`diff ${a} ${b} failed: ${result.stderr || result.error?.message}`);
   }

@@ -1,12 +1,12 @@
-// The chapter list, read from chapters/*/chapter.json, so a new chapter needs no config edit:
-// its page appears in the sidebar as soon as docs/chapters/<slug>.md exists.
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+// The chapter list for the site: the root scripts' list (chapters/*/chapter.json), so a new chapter
+// needs no config edit: its page appears in the sidebar as soon as docs/chapters/<slug>.md exists.
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { listChapters } from "../../scripts/lib/chapters.ts";
 
+export { ROOT } from "../../scripts/lib/chapters.ts";
 export const DOCS_DIR = resolve(fileURLToPath(import.meta.url), "../..");
-export const ROOT = resolve(DOCS_DIR, "..");
-export const CHAPTERS_DIR = join(ROOT, "chapters");
 
 export interface SiteChapter {
   number: number;
@@ -17,18 +17,10 @@ export interface SiteChapter {
 }
 
 export function listSiteChapters(): SiteChapter[] {
-  return readdirSync(CHAPTERS_DIR)
-    .filter((slug) => /^\d\d-/.test(slug) && existsSync(join(CHAPTERS_DIR, slug, "chapter.json")))
-    .sort()
-    .map((slug) => {
-      const manifest = JSON.parse(
-        readFileSync(join(CHAPTERS_DIR, slug, "chapter.json"), "utf8"),
-      ) as { title: string };
-      return {
-        number: Number(slug.slice(0, 2)),
-        slug,
-        title: manifest.title,
-        hasPage: existsSync(join(DOCS_DIR, "chapters", `${slug}.md`)),
-      };
-    });
+  return listChapters().map(({ number, slug, title }) => ({
+    number,
+    slug,
+    title,
+    hasPage: existsSync(join(DOCS_DIR, "chapters", `${slug}.md`)),
+  }));
 }
