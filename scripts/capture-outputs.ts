@@ -17,10 +17,12 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { loadScript } from "../shared/src/offline-model/index.ts";
+import { ROOT } from "./lib/chapters.ts";
 
-export const ROOT = resolve(fileURLToPath(import.meta.url), "../..");
+export { ROOT };
 export const OUTPUTS_DIR = join(ROOT, "docs", "outputs");
 
 /** How a chapter's demo is run: what a reader types after `pnpm chapter N --`, pipes in, or sets. */
@@ -159,23 +161,16 @@ export function capturableChapters(): string[] {
 
 export const DEMO_PATCH_FILE = join(OUTPUTS_DIR, "demo-patch.txt");
 
-interface ScriptedToolCall {
-  name: string;
-  arguments: { patch?: string };
-}
-
 /**
  * The patch the offline model sends in the bug-fix demo (shared/scripts/fix-bug.json), which
  * chapter 4's page shows as its example of the format: taken from the script, so the page shows
  * exactly what the demo sends.
  */
 export function demoPatch(): string {
-  const script = JSON.parse(
-    readFileSync(join(ROOT, "shared", "scripts", "fix-bug.json"), "utf8"),
-  ) as { steps: Array<{ reply: { toolCalls?: ScriptedToolCall[] } }> };
-  const patch = script.steps
-    .flatMap((step) => step.reply.toolCalls ?? [])
-    .find((call) => call.name === "apply_patch")?.arguments.patch;
+  const call = loadScript("fix-bug")
+    .steps.flatMap((step) => step.reply.toolCalls ?? [])
+    .find((toolCall) => toolCall.name === "apply_patch");
+  const patch = call && (JSON.parse(call.arguments) as { patch?: string }).patch;
   if (patch === undefined) throw new Error("shared/scripts/fix-bug.json sends no apply_patch call");
   return patch;
 }
