@@ -1,14 +1,9 @@
 // pnpm apply-patch [--cwd DIR] [--expect PATH=SHA256]... [--atomic] [--json] [FILE|-]
 // The standalone patch tool of the newest chapter that has one (chapter 04 onwards).
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { listChapters } from "./lib/chapters.ts";
+import { newestChapterFile } from "./lib/chapters.ts";
 import { runChapterModule, userArgs } from "./lib/run-chapter-module.ts";
 
-const cli = listChapters()
-  .map((c) => join(c.dir, "src", "apply-patch-cli.ts"))
-  .filter((path) => existsSync(path))
-  .at(-1);
+const cli = newestChapterFile("src/apply-patch-cli.ts");
 if (cli === undefined) {
   console.error(
     "pnpm apply-patch: no chapter has src/apply-patch-cli.ts yet (it arrives in chapter 04).",

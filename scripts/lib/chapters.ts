@@ -41,6 +41,14 @@ export function listChapters(): Chapter[] {
     });
 }
 
+/** The newest chapter's copy of a file (e.g. "src/apply-patch-cli.ts"); undefined while none has it. */
+export function newestChapterFile(path: string, chapters = listChapters()): string | undefined {
+  return chapters
+    .map((c) => join(c.dir, path))
+    .filter((file) => existsSync(file))
+    .at(-1);
+}
+
 /** A chapter is runnable once it has an entry point. */
 export function isRunnable(chapter: Chapter): boolean {
   return existsSync(join(chapter.dir, "src", "main.ts"));

@@ -1,20 +1,30 @@
 // Runs every vendored Codex apply_patch scenario the way the upstream harness does: copy input/
-// into a fresh temp dir, run `pnpm apply-patch "<patch text>"` there (the patch as one argv
-// argument), ignore the exit status, and compare the whole tree, byte for byte, with expected/.
-// Only `.agent/` (the tool's backups) is ignored. Scenarios 010 and 011 are our documented
-// deviations: Codex overwrites an existing file, we refuse with file_exists and change nothing.
+// into a fresh temp dir, apply the patch text there (as one argv argument), ignore the exit status,
+// and compare the whole tree, byte for byte, with expected/. Only `.agent/` (the tool's backups)
+// is ignored. Scenarios 010 and 011 are our documented deviations: Codex overwrites an existing
+// file, we refuse with file_exists and change nothing.
+//
+// Each scenario runs in process through the CLI's main(), the same code `pnpm apply-patch` runs,
+// at a fraction of a cold start. Two of them (a success and a refusal) also run through the real
+// `pnpm apply-patch` command, which proves the command itself: pnpm, the chapter lookup, argv,
+// the working directory, the exit status.
 import { spawn } from "node:child_process";
 import { cp, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { newestChapterFile } from "../../scripts/lib/chapters.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SCENARIOS = path.join(REPO_ROOT, "test/conformance/codex-apply-patch/scenarios");
 const DEVIATIONS = new Set([
   "010_move_overwrites_existing_destination",
   "011_add_overwrites_existing_file",
+]);
+const THROUGH_PNPM = new Set([
+  "002_multiple_operations",
+  "010_move_overwrites_existing_destination",
 ]);
 
 interface Run {
@@ -56,22 +66,8 @@ function describeTree(tree: Tree): Record<string, string> {
   return out;
 }
 
-// Two runs at a time: every run starts pnpm and tsx, and the whole suite shares two cores.
-let running = 0;
-const waiting: (() => void)[] = [];
-async function withSlot<T>(work: () => Promise<T>): Promise<T> {
-  while (running >= 2) await new Promise<void>((resolve) => waiting.push(resolve));
-  running++;
-  try {
-    return await work();
-  } finally {
-    running--;
-    waiting.shift()?.();
-  }
-}
-
 /** `pnpm --dir <repo> apply-patch`: pnpm records the caller's cwd (INIT_CWD), where the patch applies. */
-function runApplyPatch(cwd: string, patchText: string): Promise<Run> {
+function runThroughPnpm(cwd: string, patchText: string): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn("pnpm", ["--silent", "--dir", REPO_ROOT, "apply-patch", patchText], {
       cwd,
@@ -84,6 +80,32 @@ function runApplyPatch(cwd: string, patchText: string): Promise<Run> {
     child.on("error", reject);
     child.on("close", (status) => resolve({ status, stdout, stderr }));
   });
+}
+
+interface CliModule {
+  main(
+    argv: string[],
+    io: {
+      stdout: (text: string) => void;
+      stderr: (text: string) => void;
+      readStdin: () => Promise<string | undefined>;
+    },
+  ): Promise<number>;
+}
+
+/** The same CLI `pnpm apply-patch` runs (the newest chapter's), called in process in `cwd`. */
+async function runInProcess(cwd: string, patchText: string): Promise<Run> {
+  const cli = newestChapterFile("src/apply-patch-cli.ts");
+  if (cli === undefined) throw new Error("no chapter has src/apply-patch-cli.ts");
+  const { main } = (await import(cli)) as CliModule;
+  let stdout = "";
+  let stderr = "";
+  const status = await main(["--cwd", cwd, patchText], {
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+    readStdin: async () => undefined,
+  });
+  return { status, stdout, stderr };
 }
 
 const scenarioNames = (await readdir(SCENARIOS, { withFileTypes: true }))
@@ -102,7 +124,8 @@ describe.concurrent("Codex apply_patch conformance scenarios", { timeout: 120_00
   });
 
   for (const name of scenarioNames) {
-    it(name, async () => {
+    const how = THROUGH_PNPM.has(name) ? " (through pnpm apply-patch)" : "";
+    it(name + how, async () => {
       const scenario = path.join(SCENARIOS, name);
       const cwd = await mkdtemp(path.join(tmpdir(), `conformance-${name.slice(0, 3)}-`));
       temps.push(cwd);
@@ -114,7 +137,7 @@ describe.concurrent("Codex apply_patch conformance scenarios", { timeout: 120_00
       const before = await snapshot(cwd);
       const patchText = await readFile(path.join(scenario, "patch.txt"), "utf8");
 
-      const run = await withSlot(() => runApplyPatch(cwd, patchText));
+      const run = await (THROUGH_PNPM.has(name) ? runThroughPnpm : runInProcess)(cwd, patchText);
 
       const after = await snapshot(cwd, [".agent"]);
       if (DEVIATIONS.has(name)) {
