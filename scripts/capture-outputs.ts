@@ -4,7 +4,8 @@
 //
 //   pnpm exec tsx scripts/capture-outputs.ts            all chapters that have a demo below
 //   pnpm exec tsx scripts/capture-outputs.ts 1 4        only chapters 1 and 4
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import {
   closeSync,
   existsSync,
@@ -16,6 +17,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -24,6 +26,7 @@ import { ROOT } from "./lib/chapters.ts";
 
 export { ROOT };
 export const OUTPUTS_DIR = join(ROOT, "docs", "outputs");
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 
 /** How a chapter's demo is run: what a reader types after `pnpm chapter N --`, pipes in, or sets. */
 export interface Demo {
@@ -84,9 +87,10 @@ export function commandLine(slug: string, demo: Demo): string {
  * Runs one demo and returns what the terminal shows: stdout and stderr interleaved in order (both
  * go to the same file descriptor). It runs in an empty scratch folder, so no `.env` can switch it
  * to a real model, with TMPDIR inside that folder, so the demo's scratch repositories go away with
- * it; their paths are shown as /tmp/... as on a reader's machine.
+ * it; their paths are shown as /tmp/... as on a reader's machine. Like `pnpm chapter N`, it starts
+ * one Node with the tsx loader (the tsx command would start two).
  */
-export function runDemo(slug: string, demo: Demo): string {
+export async function runDemo(slug: string, demo: Demo): Promise<string> {
   const scratch = mkdtempSync(join(tmpdir(), "capture-"));
   const childTmp = join(scratch, "tmp");
   mkdirSync(childTmp);
@@ -95,22 +99,19 @@ export function runDemo(slug: string, demo: Demo): string {
   try {
     const env: NodeJS.ProcessEnv = { ...process.env, ...demo.env, NO_COLOR: "1", TMPDIR: childTmp };
     for (const name of MODEL_VARIABLES) delete env[name];
-    const result = spawnSync(
-      join(ROOT, "node_modules", ".bin", "tsx"),
-      [join(ROOT, "scripts", "chapter.ts"), String(Number(slug.slice(0, 2))), ...(demo.args ?? [])],
-      {
-        cwd: scratch,
-        env,
-        input: demo.input ? demo.input.join("\n") + "\n" : "",
-        stdio: ["pipe", log, log],
-        timeout: 120_000,
-      },
-    );
+    const chapterScript = join(ROOT, "scripts", "chapter.ts");
+    const args = [String(Number(slug.slice(0, 2))), ...(demo.args ?? [])];
+    const child = spawn(process.execPath, ["--import", TSX_LOADER, chapterScript, ...args], {
+      cwd: scratch,
+      env,
+      stdio: ["pipe", log, log],
+      timeout: 120_000,
+    });
+    child.stdin!.end(demo.input ? demo.input.join("\n") + "\n" : "");
+    const [status, signal] = (await once(child, "exit")) as [number | null, string | null];
     const output = readFileSync(logFile, "utf8");
-    if (result.status !== 0) {
-      throw new Error(
-        `${commandLine(slug, demo)} exited with ${result.status ?? result.signal}:\n${output}`,
-      );
+    if (status !== 0) {
+      throw new Error(`${commandLine(slug, demo)} exited with ${status ?? signal}:\n${output}`);
     }
     const shown = (demo.show ?? []).map((folder) => showFiles(childTmp, folder)).join("");
     return `${commandLine(slug, demo)}\n${output}${shown}`
@@ -175,10 +176,10 @@ export function demoPatch(): string {
   return patch;
 }
 
-export function captureAll(slugs = capturableChapters(), dir = OUTPUTS_DIR): void {
+export async function captureAll(slugs = capturableChapters(), dir = OUTPUTS_DIR): Promise<void> {
   mkdirSync(dir, { recursive: true });
   for (const slug of slugs) {
-    writeFileSync(outputPath(slug, dir), runDemo(slug, DEMOS[slug] ?? {}));
+    writeFileSync(outputPath(slug, dir), await runDemo(slug, DEMOS[slug] ?? {}));
   }
   writeFileSync(join(dir, "demo-patch.txt"), demoPatch());
 }
@@ -188,7 +189,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const slugs = capturableChapters().filter(
     (slug) => wanted.length === 0 || wanted.includes(slug.slice(0, 2)),
   );
-  captureAll(slugs);
+  await captureAll(slugs);
   for (const slug of slugs) console.log(`wrote ${outputPath(slug).slice(ROOT.length + 1)}`);
   console.log(`wrote ${DEMO_PATCH_FILE.slice(ROOT.length + 1)}`);
 }

@@ -24,12 +24,13 @@ describe("captured demo outputs", () => {
     expect(pageSlugs.filter((slug) => !(slug in DEMOS))).toEqual([]);
   });
 
-  test.each(capturableChapters())(
+  // Concurrently: each demo is a separate Node, mostly waiting on its start-up.
+  test.concurrent.each(capturableChapters())(
     "docs/outputs for %s matches what the demo prints now",
-    (slug) => {
+    async (slug) => {
       const file = outputPath(slug);
       expect(existsSync(file), `${file} is missing. ${REFRESH}`).toBe(true);
-      const fresh = runDemo(slug, DEMOS[slug] ?? {});
+      const fresh = await runDemo(slug, DEMOS[slug] ?? {});
       expect(normaliseOutput(readFileSync(file, "utf8")), `stale capture. ${REFRESH}`).toBe(
         normaliseOutput(fresh),
       );
