@@ -1,10 +1,72 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import SlowFirstSequencer from "./test/support/slow-first-sequencer.ts";
+import { selectChapterTests } from "./test/support/test-selection.ts";
 
-export default defineConfig({
-  test: {
-    include: ["chapters/*/test/**/*.test.ts", "shared/test/**/*.test.ts", "test/**/*.test.ts"],
-    exclude: ["**/node_modules/**", "test/conformance/codex-apply-patch/**"],
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
-  },
+const ROOT = fileURLToPath(new URL(".", import.meta.url));
+const INCLUDE = ["chapters/*/test/**/*.test.ts", "shared/test/**/*.test.ts", "test/**/*.test.ts"];
+const EXCLUDE = ["**/node_modules/**", "test/conformance/codex-apply-patch/**"];
+
+/** Test files that replace a module with vi.mock: in a shared module cache, the mock would leak. */
+function mockingTestFiles(): string[] {
+  const folders = [
+    "shared/test",
+    "test",
+    ...readdirSync("chapters").map((c) => `chapters/${c}/test`),
+  ];
+  return folders
+    .filter((folder) => existsSync(folder))
+    .flatMap((folder) =>
+      readdirSync(folder, { recursive: true, encoding: "utf8" }).map((f) => `${folder}/${f}`),
+    )
+    .filter((file) => file.endsWith(".test.ts") && !file.includes("node_modules"))
+    .filter((file) => /\bvi\.(do)?[mM]ock\(/.test(readFileSync(file, "utf8")));
+}
+
+// `pnpm test` runs each chapter test once per distinct code: a chapter's copy that is identical,
+// with everything it depends on, to the previous chapter's is left out (test/support/test-selection.ts).
+// `pnpm test:all` (`--mode all`) runs every copy, and so does naming a file or folder to test.
+export default defineConfig(({ mode }) => {
+  const namesPaths = process.argv.slice(2).some((arg) => !arg.startsWith("-") && existsSync(arg));
+  const selection = mode === "all" || namesPaths ? undefined : selectChapterTests(ROOT);
+  const leftOut = selection?.skipped.map(({ test }) => test.file) ?? [];
+  const mocking = mockingTestFiles();
+  return {
+    test: {
+      // Vitest's default is one worker per core minus one: on a two-core machine, one, and the
+      // whole suite ran in a row. Most files wait on child processes (demos, the site build,
+      // Chromium), so one worker per core keeps both cores busy.
+      maxWorkers: Math.max(2, availableParallelism()),
+      sequence: { sequencer: SlowFirstSequencer },
+      // Concurrent tests (the site's pages, the demos) run three at a time on a small machine.
+      maxConcurrency: 3,
+      testTimeout: 30_000,
+      hookTimeout: 120_000,
+      // Test files share a worker's module cache: the openai SDK, zod and the tokenizer's tables
+      // load once per worker instead of once per file (that was a fifth of the suite's time).
+      // A file that mocks a module runs with a fresh cache of its own.
+      // (Projects merge their include and exclude lists into the root's, so those live here only.)
+      projects: [
+        {
+          extends: true,
+          test: {
+            name: "shared",
+            include: INCLUDE,
+            exclude: [...EXCLUDE, ...leftOut, ...mocking],
+            isolate: false,
+          },
+        },
+        {
+          extends: true,
+          test: { name: "isolated", include: mocking, exclude: [...EXCLUDE, ...leftOut] },
+        },
+      ],
+      reporters: [
+        "default",
+        ["./test/support/summary-reporter.ts", { copiesLeftOut: leftOut.length }],
+      ],
+    },
+  };
 });

@@ -1,38 +1,50 @@
-// Builds the site, serves it on 127.0.0.1 and visits every page in Debian's chromium: no console
+// Builds the site, serves it on 127.0.0.1 and visits every page in Chrome or Chromium: no console
 // errors, no request leaving the machine, and on each chapter page the imported code, the
 // highlighted diff and the captured run. Then what a reader does with it: search, dark mode, a
 // phone. Screenshots land in test-results/screenshots/ for a human to look at.
 //
 // The test builds the site itself (about half a minute): that build is also CI's only dead-link
-// check, and testing a stale docs/.vitepress/dist would prove nothing.
-import { execFile } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+// check, and testing a stale docs/.vitepress/dist would prove nothing. It is skipped only when the
+// last successful build read exactly the same files (./site-build.ts), never in a fresh clone.
+//
+// The browser is found by test/support/find-browser.ts, never downloaded. Without one, the tests
+// are skipped with a note saying how to get one, except in CI (CI=true), where they fail: CI must
+// never report a green run that did not look at the site.
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { findBrowser } from "../support/find-browser.ts";
+import { DIST_DIR, ensureSiteBuilt } from "./site-build.ts";
 import { serveStatic, type StaticServer } from "./static-server.ts";
-import { DOCS_DIR, ROOT, sitePages } from "./site-pages.ts";
+import { ROOT, sitePages } from "./site-pages.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-// Every test fails with this, rather than being skipped, so a machine without chromium cannot
-// report a green run that never looked at the site.
-const NO_CHROMIUM = `${CHROMIUM} is missing: the site test drives Debian's chromium, never a downloaded browser. Run \`bash scripts/ensure-chromium.sh\` (as root; CI's .ci/run does) and try again.`;
+const BROWSER = findBrowser();
+const NO_BROWSER = BROWSER.found ? "" : `${BROWSER.reason}; to run them, ${BROWSER.howToGetOne}`;
+const IN_CI = process.env.CI === "true";
 const SCREENSHOTS = join(ROOT, "test-results", "screenshots");
 const PHONE = 390;
+// Screenshots are JPEG: a full chapter page is over 13,000 px tall, and encoding it as PNG took
+// longer than loading and checking the page. At this quality the text stays sharp enough to read.
+const QUALITY = 85;
 const pages = sitePages();
 const chapterPages = pages.filter((page) => page.source.startsWith("chapters/"));
 const otherPages = pages.filter((page) => !chapterPages.includes(page));
 
 let server: StaticServer | undefined;
 let browser: Browser | undefined;
+// One browser context per screen (width and colour scheme), as one reader's browser would be:
+// pages share its cache of the site's hashed assets. A fresh context costs a third of a second.
+const contexts = new Map<string, Promise<BrowserContext>>();
+
+beforeEach((context) => {
+  if (!BROWSER.found && !IN_CI) context.skip(NO_BROWSER);
+});
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) return;
-  await promisify(execFile)("pnpm", ["docs:build"], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
-  server = await serveStatic(join(DOCS_DIR, ".vitepress", "dist"));
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
+  if (!BROWSER.found) return;
+  const launching = chromium.launch({
+    executablePath: BROWSER.path,
     headless: true,
     args: [
       "--no-sandbox",
@@ -44,6 +56,12 @@ beforeAll(async () => {
       "--disable-sync",
     ],
   });
+  await ensureSiteBuilt().catch(async (error: unknown) => {
+    await (await launching).close();
+    throw error;
+  });
+  browser = await launching;
+  server = await serveStatic(DIST_DIR);
   mkdirSync(SCREENSHOTS, { recursive: true });
 }, 300_000);
 
@@ -67,9 +85,17 @@ async function visit(
   urlPath: string,
   { width = 1280, colorScheme = "light" }: VisitOptions = {},
 ): Promise<Visit> {
-  if (browser === undefined || server === undefined) throw new Error(NO_CHROMIUM);
+  if (browser === undefined || server === undefined) {
+    throw new Error(
+      `${NO_BROWSER}. In CI (CI=true) these tests must run: .ci/run installs chromium.`,
+    );
+  }
   const url = server.url;
-  const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme });
+  const screen = `${width}-${colorScheme}`;
+  if (!contexts.has(screen)) {
+    contexts.set(screen, browser.newContext({ viewport: { width, height: 900 }, colorScheme }));
+  }
+  const page = await (await contexts.get(screen)!).newPage();
   const problems: string[] = [];
   page.on("console", (message) => {
     if (message.type() === "error") problems.push(`console error: ${message.text()}`);
@@ -100,10 +126,12 @@ async function expectRendered(page: Page): Promise<void> {
 
 function screenshotName(source: string, suffix = ""): string {
   const name = source === "index.md" ? "home" : source.replace(/^chapters\/|\.md$/g, "");
-  return join(SCREENSHOTS, `${name.replace(/\//g, "-")}${suffix}.png`);
+  return join(SCREENSHOTS, `${name.replace(/\//g, "-")}${suffix}.jpg`);
 }
 
-describe("the built site", () => {
+// Pages are visited a few at a time: most of a visit is waiting (for the network to be idle, for
+// a screenshot), and Chromium renders each tab in a process of its own.
+describe.concurrent("the built site", () => {
   test("has a chapter page for the first chapter at least", () => {
     expect(chapterPages.map((page) => page.source)).toContain("chapters/01-model-client.md");
   });
@@ -111,7 +139,7 @@ describe("the built site", () => {
   test.each(otherPages)("$urlPath loads without errors", async ({ source, urlPath }) => {
     const { page, problems } = await visit(urlPath);
     await expectRendered(page);
-    await page.screenshot({ path: screenshotName(source), fullPage: true });
+    await page.screenshot({ path: screenshotName(source), fullPage: true, quality: QUALITY });
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -141,7 +169,7 @@ describe("the built site", () => {
       expect(await run.textContent()).toMatch(/^\$ .*pnpm chapter \d/);
 
       await page.locator("details:has(div.language-diff) > summary").first().click();
-      await page.screenshot({ path: screenshotName(source), fullPage: true });
+      await page.screenshot({ path: screenshotName(source), fullPage: true, quality: QUALITY });
       expect(problems).toEqual([]);
       await page.close();
     },
@@ -153,7 +181,11 @@ describe("the built site", () => {
     await page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })");
     expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
     await page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = false; })");
-    await page.screenshot({ path: screenshotName(source, "-phone"), fullPage: true });
+    await page.screenshot({
+      path: screenshotName(source, "-phone"),
+      fullPage: true,
+      quality: QUALITY,
+    });
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -163,7 +195,7 @@ describe("the built site", () => {
     async ({ source, urlPath }) => {
       const { page, problems } = await visit(urlPath, { colorScheme: "dark" });
       expect(await page.locator("html").getAttribute("class")).toMatch(/\bdark\b/);
-      await page.screenshot({ path: screenshotName(source, "-dark") });
+      await page.screenshot({ path: screenshotName(source, "-dark"), quality: QUALITY });
       expect(problems).toEqual([]);
       await page.close();
     },
@@ -177,7 +209,7 @@ describe("the built site", () => {
     const result = page.locator(".VPLocalSearchBox a.result").first();
     await result.waitFor({ state: "visible" });
     expect(await page.locator(".VPLocalSearchBox a.result").count()).toBeGreaterThan(0);
-    await page.screenshot({ path: join(SCREENSHOTS, "search.png") });
+    await page.screenshot({ path: join(SCREENSHOTS, "search.jpg"), quality: QUALITY });
 
     await input.fill("zqxjkv");
     await page.locator(".VPLocalSearchBox .no-results").waitFor({ state: "visible" });

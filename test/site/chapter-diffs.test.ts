@@ -11,11 +11,17 @@ import { ROOT } from "./site-pages.ts";
 const chapters = listSiteChapters();
 const pairs = chapters.slice(1).map((chapter, i) => [chapters[i]!.slug, chapter.slug] as const);
 
-/** The src/ part of `pnpm diff A B`, run as a reader runs it (without colour: not a terminal). */
+/** The src/ part of `pnpm diff A B`: its script, run without colour (not a terminal), in one Node. */
 async function pnpmDiffOfSrc(a: string, b: string): Promise<string> {
   const { stdout } = await promisify(execFile)(
-    join(ROOT, "node_modules", ".bin", "tsx"),
-    [join(ROOT, "scripts", "diff.ts"), a.slice(0, 2), b.slice(0, 2)],
+    process.execPath,
+    [
+      "--import",
+      import.meta.resolve("tsx"),
+      join(ROOT, "scripts", "diff.ts"),
+      a.slice(0, 2),
+      b.slice(0, 2),
+    ],
     { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" }, maxBuffer: 64 * 1024 * 1024 },
   );
   return stdout

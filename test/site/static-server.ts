@@ -48,6 +48,11 @@ export async function serveStatic(root: string): Promise<StaticServer> {
       }
       response.writeHead(200, {
         "content-type": TYPES[extname(file)] ?? "application/octet-stream",
+        // VitePress names every asset by its content hash, so a browser may keep it, as a real
+        // host lets it; pages themselves are always fetched again.
+        "cache-control": urlPath.startsWith("/assets/")
+          ? "public, max-age=31536000, immutable"
+          : "no-cache",
       });
       response.end(await readFile(file));
     });

@@ -1,0 +1,55 @@
+// The browser test needs the site built from the code as it is now; building it takes half a
+// minute. A build leaves a stamp: the SHA-256 of everything a build reads (the docs, every chapter,
+// scripts/, shared/, the lockfile). When the stamp matches, the last build is this build, and its
+// dead-link check passed (the stamp is written only after a build succeeds); otherwise the site is
+// built again. A fresh clone, CI included, always builds.
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { promisify } from "node:util";
+import { DOCS_DIR, ROOT } from "./site-pages.ts";
+
+export const DIST_DIR = join(DOCS_DIR, ".vitepress", "dist");
+const STAMP = join(DIST_DIR, ".inputs-sha256");
+const INPUTS = ["docs", "chapters", "scripts", "shared", "package.json", "pnpm-lock.yaml"];
+// What a build writes or never reads: its outputs, caches, installed packages, agent runs.
+const NOT_INPUTS = new Set(["node_modules", "dist", "cache", "generated", ".agent"]);
+
+/** One hash over the paths and bytes of every file a site build reads. */
+export function siteInputsHash(root = ROOT): string {
+  const hash = createHash("sha256");
+  const add = (path: string): void => {
+    const entries = readdirSync(path, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    );
+    for (const entry of entries) {
+      if (NOT_INPUTS.has(entry.name)) continue;
+      const full = join(path, entry.name);
+      if (entry.isDirectory()) add(full);
+      else if (entry.isFile()) {
+        hash.update(relative(root, full).split(sep).join("/")).update("\0");
+        hash.update(readFileSync(full)).update("\0");
+      }
+    }
+  };
+  for (const input of INPUTS) {
+    const full = join(root, input);
+    if (!existsSync(full)) continue;
+    if (input.includes(".")) hash.update(input).update("\0").update(readFileSync(full));
+    else add(full);
+  }
+  return hash.digest("hex");
+}
+
+/** Builds the site unless the last successful build read exactly these inputs. */
+export async function ensureSiteBuilt(): Promise<"built" | "up to date"> {
+  const inputs = siteInputsHash();
+  if (existsSync(STAMP) && readFileSync(STAMP, "utf8") === inputs) return "up to date";
+  await promisify(execFile)("pnpm", ["docs:build"], {
+    cwd: ROOT,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  writeFileSync(STAMP, inputs);
+  return "built";
+}
