@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import SlowFirstSequencer from "./test/support/slow-first-sequencer.ts";
@@ -11,18 +12,15 @@ const EXCLUDE = ["**/node_modules/**", "test/conformance/codex-apply-patch/**"];
 
 /** Test files that replace a module with vi.mock: in a shared module cache, the mock would leak. */
 function mockingTestFiles(): string[] {
-  const folders = [
-    "shared/test",
-    "test",
-    ...readdirSync("chapters").map((c) => `chapters/${c}/test`),
-  ];
-  return folders
-    .filter((folder) => existsSync(folder))
+  const chapters = readdirSync(join(ROOT, "chapters")).map((slug) => `chapters/${slug}/test`);
+  return ["shared/test", "test", ...chapters]
+    .filter((folder) => existsSync(join(ROOT, folder)))
     .flatMap((folder) =>
-      readdirSync(folder, { recursive: true, encoding: "utf8" }).map((f) => `${folder}/${f}`),
+      readdirSync(join(ROOT, folder), { recursive: true, encoding: "utf8" })
+        .filter((name) => name.endsWith(".test.ts") && !name.includes("node_modules"))
+        .map((name) => `${folder}/${name.split(sep).join("/")}`),
     )
-    .filter((file) => file.endsWith(".test.ts") && !file.includes("node_modules"))
-    .filter((file) => /\bvi\.(do)?[mM]ock\(/.test(readFileSync(file, "utf8")));
+    .filter((file) => /\bvi\.(do)?[mM]ock\(/.test(readFileSync(join(ROOT, file), "utf8")));
 }
 
 // `pnpm test` runs each chapter test once per distinct code: a chapter's copy that is identical,

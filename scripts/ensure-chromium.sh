@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The site's browser test (test/site/browser.test.ts) drives Debian's chromium with playwright-core;
-# it never downloads a browser of its own. This installs chromium when it is missing (needs root).
+# The site's browser test (test/site/browser.test.ts) drives the machine's Chrome or Chromium with
+# playwright-core; it never downloads a browser of its own. In CI (.ci/run) it must run, so this
+# installs Debian's chromium when it is missing (needs root).
 set -euo pipefail
 
 if [ -x /usr/bin/chromium ]; then
