@@ -4,7 +4,7 @@ import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import SlowFirstSequencer from "./test/support/slow-first-sequencer.ts";
-import { selectChapterTests } from "./test/support/test-selection.ts";
+import { namesTestPaths, selectChapterTests } from "./test/support/test-selection.ts";
 
 const ROOT = fileURLToPath(new URL(".", import.meta.url));
 const INCLUDE = ["chapters/*/test/**/*.test.ts", "shared/test/**/*.test.ts", "test/**/*.test.ts"];
@@ -27,7 +27,7 @@ function mockingTestFiles(): string[] {
 // with everything it depends on, to the previous chapter's is left out (test/support/test-selection.ts).
 // `pnpm test:all` (`--mode all`) runs every copy, and so does naming a file or folder to test.
 export default defineConfig(({ mode }) => {
-  const namesPaths = process.argv.slice(2).some((arg) => !arg.startsWith("-") && existsSync(arg));
+  const namesPaths = namesTestPaths(process.argv.slice(2), existsSync);
   const selection = mode === "all" || namesPaths ? undefined : selectChapterTests(ROOT);
   const leftOut = selection?.skipped.map(({ test }) => test.file) ?? [];
   const mocking = mockingTestFiles();

@@ -24,9 +24,12 @@ const NO_BROWSER = BROWSER.found ? "" : `${BROWSER.reason}; to run them, ${BROWS
 const IN_CI = process.env.CI === "true";
 const SCREENSHOTS = join(ROOT, "test-results", "screenshots");
 const PHONE = 390;
-// Screenshots are JPEG: a full chapter page is over 13,000 px tall, and encoding it as PNG took
-// longer than loading and checking the page. At this quality the text stays sharp enough to read.
-const QUALITY = 85;
+// Screenshots are for a person to look at, not checks. A whole chapter page is over 13,000 px
+// tall, and shooting it cost as much CPU as loading and checking the page, so by default each
+// test keeps the first screen; CI, and `SCREENSHOTS=full`, keep whole pages. JPEG, because PNG
+// took twice as long to encode; at this quality the text stays sharp enough to read.
+const WHOLE_PAGES = IN_CI || process.env.SCREENSHOTS === "full";
+const SHOT = { fullPage: WHOLE_PAGES, quality: 85 } as const;
 const pages = sitePages();
 const chapterPages = pages.filter((page) => page.source.startsWith("chapters/"));
 const otherPages = pages.filter((page) => !chapterPages.includes(page));
@@ -139,7 +142,7 @@ describe.concurrent("the built site", () => {
   test.each(otherPages)("$urlPath loads without errors", async ({ source, urlPath }) => {
     const { page, problems } = await visit(urlPath);
     await expectRendered(page);
-    await page.screenshot({ path: screenshotName(source), fullPage: true, quality: QUALITY });
+    await page.screenshot({ path: screenshotName(source), ...SHOT });
     expect(problems).toEqual([]);
     await page.close();
   });
@@ -169,7 +172,7 @@ describe.concurrent("the built site", () => {
       expect(await run.textContent()).toMatch(/^\$ .*pnpm chapter \d/);
 
       await page.locator("details:has(div.language-diff) > summary").first().click();
-      await page.screenshot({ path: screenshotName(source), fullPage: true, quality: QUALITY });
+      await page.screenshot({ path: screenshotName(source), ...SHOT });
       expect(problems).toEqual([]);
       await page.close();
     },
@@ -183,8 +186,7 @@ describe.concurrent("the built site", () => {
     await page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = false; })");
     await page.screenshot({
       path: screenshotName(source, "-phone"),
-      fullPage: true,
-      quality: QUALITY,
+      ...SHOT,
     });
     expect(problems).toEqual([]);
     await page.close();
@@ -195,7 +197,7 @@ describe.concurrent("the built site", () => {
     async ({ source, urlPath }) => {
       const { page, problems } = await visit(urlPath, { colorScheme: "dark" });
       expect(await page.locator("html").getAttribute("class")).toMatch(/\bdark\b/);
-      await page.screenshot({ path: screenshotName(source, "-dark"), quality: QUALITY });
+      await page.screenshot({ path: screenshotName(source, "-dark"), quality: SHOT.quality });
       expect(problems).toEqual([]);
       await page.close();
     },
@@ -209,7 +211,7 @@ describe.concurrent("the built site", () => {
     const result = page.locator(".VPLocalSearchBox a.result").first();
     await result.waitFor({ state: "visible" });
     expect(await page.locator(".VPLocalSearchBox a.result").count()).toBeGreaterThan(0);
-    await page.screenshot({ path: join(SCREENSHOTS, "search.jpg"), quality: QUALITY });
+    await page.screenshot({ path: join(SCREENSHOTS, "search.jpg"), quality: SHOT.quality });
 
     await input.fill("zqxjkv");
     await page.locator(".VPLocalSearchBox .no-results").waitFor({ state: "visible" });

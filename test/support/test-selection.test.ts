@@ -5,7 +5,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { dependenciesOf, selectChapterTests } from "./test-selection.ts";
+import { dependenciesOf, namesTestPaths, selectChapterTests } from "./test-selection.ts";
 
 let root: string;
 
@@ -146,5 +146,22 @@ describe("dependenciesOf", () => {
     expect(dependenciesOf(chapter, "test/fixture.test.ts").files).toContain(
       "test/fixtures/case/input.txt",
     );
+  });
+});
+
+describe("namesTestPaths", () => {
+  const exists = (path: string) =>
+    ["chapters/05-run-ledger", "test/site/browser.test.ts"].includes(path);
+
+  it("is true when an argument is a file or folder to test", () => {
+    expect(namesTestPaths(["run", "chapters/05-run-ledger"], exists)).toBe(true);
+    expect(namesTestPaths(["run", "--reporter=verbose", "test/site/browser.test.ts"], exists)).toBe(
+      true,
+    );
+  });
+
+  it("is false for a name filter, and for an option's value such as --exclude PATH", () => {
+    expect(namesTestPaths(["run", "ledger"], exists)).toBe(false);
+    expect(namesTestPaths(["run", "--exclude", "test/site/browser.test.ts"], exists)).toBe(false);
   });
 });

@@ -42,6 +42,34 @@ const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\bmock\s*\(\s*)(["'])([^"'\n]+
 // A quoted string on one line; a template literal only when it has no ${…} in it.
 const LITERAL = /"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|`([^`$\\]*)`/g;
 
+// Vitest options whose value may be a path or a name, given as a separate argument.
+const VALUE_OPTIONS = new Set([
+  "--exclude",
+  "--root",
+  "-r",
+  "--dir",
+  "--config",
+  "-c",
+  "--project",
+  "--outputFile",
+  "--mode",
+  "--testNamePattern",
+  "-t",
+  "--reporter",
+  "--environment",
+  "--pool",
+]);
+
+/**
+ * Whether the command line names a file or folder to test (`pnpm test chapters/05-run-ledger`):
+ * then the reader asked for those tests, and every copy of them runs.
+ */
+export function namesTestPaths(args: string[], exists: (path: string) => boolean): boolean {
+  return args.some(
+    (arg, i) => !arg.startsWith("-") && !VALUE_OPTIONS.has(args[i - 1] ?? "") && exists(arg),
+  );
+}
+
 export function selectChapterTests(root: string): TestSelection {
   const chaptersDir = join(root, "chapters");
   const chapters = readdirSync(chaptersDir)
