@@ -132,8 +132,8 @@ function screenshotName(source: string, suffix = ""): string {
   return join(SCREENSHOTS, `${name.replace(/\//g, "-")}${suffix}.jpg`);
 }
 
-// Pages are visited a few at a time: most of a visit is waiting (for the network to be idle, for
-// a screenshot), and Chromium renders each tab in a process of its own.
+// Pages are visited three at a time (maxConcurrency): each visit waits for the network to be idle
+// for half a second, and those waits overlap.
 describe.concurrent("the built site", () => {
   test("has a chapter page for the first chapter at least", () => {
     expect(chapterPages.map((page) => page.source)).toContain("chapters/01-model-client.md");
