@@ -2,12 +2,12 @@
 //   pnpm chapter 1 -- "your question"      or      echo "your question" | pnpm chapter 1
 import { pathToFileURL } from "node:url";
 import { color, printError } from "@build-agent/shared/terminal";
-import { loadConfig } from "./config.ts";
-import { createModelClient } from "./model-client.ts";
-import { openEndpoint } from "./model-endpoint.ts";
-import { describeModelError, isAbort } from "./model-errors.ts";
-import type { ChatResult } from "./stream-assembler.ts";
-import { streamWithRetry } from "./stream-with-retry.ts";
+import { loadConfig } from "./model/config.ts";
+import { createModelClient } from "./model/model-client.ts";
+import { openEndpoint } from "./model/model-endpoint.ts";
+import { describeModelError, isAbort } from "./model/model-errors.ts";
+import type { ChatResult } from "./model/stream-assembler.ts";
+import { streamWithRetry } from "./model/stream-with-retry.ts";
 
 const USAGE =
   'usage: pnpm chapter 1 -- "your question"   (or pipe it: echo "your question" | pnpm chapter 1)';

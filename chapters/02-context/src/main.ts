@@ -6,9 +6,9 @@ import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { color, printError } from "@build-agent/shared/terminal";
 import { CHAT_HELP, runChat } from "./chat.ts";
-import { loadConfig } from "./config.ts";
-import { createModelClient } from "./model-client.ts";
-import { openEndpoint } from "./model-endpoint.ts";
+import { loadConfig } from "./model/config.ts";
+import { createModelClient } from "./model/model-client.ts";
+import { openEndpoint } from "./model/model-endpoint.ts";
 
 /** Runs the program; returns the exit code. */
 export async function main(args: string[]): Promise<number> {

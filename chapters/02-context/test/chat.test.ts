@@ -2,9 +2,9 @@ import { loadScript, startOfflineModel } from "@build-agent/shared/offline-model
 import type { Fault, OfflineModel } from "@build-agent/shared/offline-model";
 import { afterEach, describe, expect, it } from "vitest";
 import { runChat, tokensLine } from "../src/chat.ts";
-import { startConversation } from "../src/conversation.ts";
-import { createModelClient } from "../src/model-client.ts";
-import type { ModelEndpoint } from "../src/model-endpoint.ts";
+import { startConversation } from "../src/context/conversation.ts";
+import { createModelClient } from "../src/model/model-client.ts";
+import type { ModelEndpoint } from "../src/model/model-endpoint.ts";
 
 let server: OfflineModel | undefined;
 afterEach(async () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { ContextBudgetError, droppedLine, fitToBudget } from "../src/context-budget.ts";
+import { ContextBudgetError, droppedLine, fitToBudget } from "../src/context/context-budget.ts";
 import {
   addMessages,
   requestMessages,
   startConversation,
   type ChatMessage,
-} from "../src/conversation.ts";
-import { countMessageTokens, countRequestTokens } from "../src/token-counter.ts";
+} from "../src/context/conversation.ts";
+import { countMessageTokens, countRequestTokens } from "../src/context/token-counter.ts";
 
 const user = (content: string): ChatMessage => ({ role: "user", content });
 const assistant = (content: string): ChatMessage => ({ role: "assistant", content });

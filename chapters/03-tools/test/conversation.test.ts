@@ -5,7 +5,7 @@ import {
   splitTurns,
   startConversation,
   type ChatMessage,
-} from "../src/conversation.ts";
+} from "../src/context/conversation.ts";
 
 const user = (content: string): ChatMessage => ({ role: "user", content });
 const assistant = (content: string): ChatMessage => ({ role: "assistant", content });

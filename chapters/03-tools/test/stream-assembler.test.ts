@@ -1,6 +1,6 @@
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
-import { StreamAssembler, StreamCutError } from "../src/stream-assembler.ts";
+import { StreamAssembler, StreamCutError } from "../src/model/stream-assembler.ts";
 
 function chunk(
   delta: ChatCompletionChunk.Choice["delta"],

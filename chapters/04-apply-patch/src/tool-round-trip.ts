@@ -1,8 +1,8 @@
 import type OpenAI from "openai";
-import { fitToBudget, droppedLine } from "./context-budget.ts";
-import { addMessages, requestMessages, type Conversation } from "./conversation.ts";
-import type { ChatResult } from "./stream-assembler.ts";
-import { streamWithRetry } from "./stream-with-retry.ts";
+import { fitToBudget, droppedLine } from "./context/context-budget.ts";
+import { addMessages, requestMessages, type Conversation } from "./context/conversation.ts";
+import type { ChatResult } from "./model/stream-assembler.ts";
+import { streamWithRetry } from "./model/stream-with-retry.ts";
 import { toOpenAITool, type AnyTool, type ToolContext } from "./tools/define-tool.ts";
 import { runToolCall, type ToolCallRequest, type ToolCallResult } from "./tools/run-tool-call.ts";
 

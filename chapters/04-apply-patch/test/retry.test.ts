@@ -1,7 +1,7 @@
 import { APIConnectionError, APIError, AuthenticationError } from "openai";
 import { describe, expect, it } from "vitest";
-import { AbortedError, ModelTimeoutError } from "../src/model-errors.ts";
-import { isRetryable, retryAfterMs, retryDelayMs, withRetry } from "../src/retry.ts";
+import { AbortedError, ModelTimeoutError } from "../src/model/model-errors.ts";
+import { isRetryable, retryAfterMs, retryDelayMs, withRetry } from "../src/model/retry.ts";
 
 function httpError(status: number, headers: Record<string, string> = {}): APIError {
   return APIError.generate(status, { error: { message: "nope" } }, undefined, new Headers(headers));

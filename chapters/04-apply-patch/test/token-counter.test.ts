@@ -6,7 +6,7 @@ import {
   countTextTokens,
   REPLY_PRIMING_TOKENS,
   TOKENS_PER_MESSAGE,
-} from "../src/token-counter.ts";
+} from "../src/context/token-counter.ts";
 
 describe("token counting with o200k_base", () => {
   it("counts text with the real tokenizer", () => {

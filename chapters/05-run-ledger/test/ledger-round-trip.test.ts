@@ -7,9 +7,9 @@ import {
   type OfflineModel,
 } from "@build-agent/shared/offline-model";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { addMessages, startConversation } from "../src/conversation.ts";
+import { addMessages, startConversation } from "../src/context/conversation.ts";
 import { RunLedger } from "../src/ledger/run-ledger.ts";
-import { createModelClient } from "../src/model-client.ts";
+import { createModelClient } from "../src/model/model-client.ts";
 import { NoteStore } from "../src/notes/note-store.ts";
 import { answerWithTools } from "../src/tool-round-trip.ts";
 import { applyPatchTool } from "../src/tools/apply-patch-tool.ts";

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadConfig, OFFLINE_NOTICE, resolveConfig } from "../src/config.ts";
+import { loadConfig, OFFLINE_NOTICE, resolveConfig } from "../src/model/config.ts";
 
 const limits = { timeoutMs: 60_000, maxRetries: 3, contextTokens: 32_000 };
 

@@ -8,8 +8,8 @@ import {
   type Script,
 } from "@build-agent/shared/offline-model";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { addMessages, startConversation } from "../src/conversation.ts";
-import { createModelClient } from "../src/model-client.ts";
+import { addMessages, startConversation } from "../src/context/conversation.ts";
+import { createModelClient } from "../src/model/model-client.ts";
 import { answerWithTools } from "../src/tool-round-trip.ts";
 import type { ToolCallRequest, ToolCallResult } from "../src/tools/run-tool-call.ts";
 import { workspaceTools } from "../src/tools/workspace-tools.ts";

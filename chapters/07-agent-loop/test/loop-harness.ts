@@ -4,11 +4,11 @@ import { rm } from "node:fs/promises";
 import { copyDemoRepo } from "@build-agent/shared/demo-repo";
 import { loadScript, startOfflineModel, type Fault } from "@build-agent/shared/offline-model";
 import type { OfflineModel } from "@build-agent/shared/offline-model";
-import { startConversation } from "../src/conversation.ts";
+import { startConversation } from "../src/context/conversation.ts";
 import { createApprover, type Approver } from "../src/loop/approval.ts";
 import { DEFAULT_BUDGETS, type Budgets } from "../src/loop/budgets.ts";
 import { runTask, type TaskOptions, type TaskRun } from "../src/loop/run-task.ts";
-import { createModelClient } from "../src/model-client.ts";
+import { createModelClient } from "../src/model/model-client.ts";
 import type { ToolCallRequest, ToolCallResult } from "../src/tools/run-tool-call.ts";
 
 export interface LoopFixture {

@@ -2,12 +2,12 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { startConversation } from "../src/conversation.ts";
+import { startConversation } from "../src/context/conversation.ts";
 import { CtrlC } from "../src/loop/ctrl-c.ts";
 import { DEFAULT_BUDGETS } from "../src/loop/budgets.ts";
 import { runSession, SESSION_HELP } from "../src/loop/interactive.ts";
 import { TerminalUi } from "../src/loop/terminal-ui.ts";
-import { createModelClient } from "../src/model-client.ts";
+import { createModelClient } from "../src/model/model-client.ts";
 import { loopFixture, type LoopFixture } from "./loop-harness.ts";
 
 let fixture: LoopFixture | undefined;

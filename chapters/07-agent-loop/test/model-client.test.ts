@@ -4,10 +4,10 @@ import type { Fault, OfflineModel } from "@build-agent/shared/offline-model";
 import { APIError } from "openai";
 import type { ChatCompletionTool } from "openai/resources/chat/completions";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createModelClient, streamChat } from "../src/model-client.ts";
-import { AbortedError, describeModelError, isAbort } from "../src/model-errors.ts";
-import { StreamCutError } from "../src/stream-assembler.ts";
-import { streamWithRetry } from "../src/stream-with-retry.ts";
+import { createModelClient, streamChat } from "../src/model/model-client.ts";
+import { AbortedError, describeModelError, isAbort } from "../src/model/model-errors.ts";
+import { StreamCutError } from "../src/model/stream-assembler.ts";
+import { streamWithRetry } from "../src/model/stream-with-retry.ts";
 
 const question = [{ role: "user" as const, content: "What is a monorepo?" }];
 

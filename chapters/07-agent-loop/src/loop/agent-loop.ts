@@ -1,11 +1,11 @@
 import type OpenAI from "openai";
-import { ContextBudgetError, droppedLine, fitToBudget } from "../context-budget.ts";
-import { addMessages, requestMessages, type Conversation } from "../conversation.ts";
+import { ContextBudgetError, droppedLine, fitToBudget } from "../context/context-budget.ts";
+import { addMessages, requestMessages, type Conversation } from "../context/conversation.ts";
 import type { RunLedger } from "../ledger/run-ledger.ts";
-import { describeModelError, isAbort } from "../model-errors.ts";
-import type { ChatResult } from "../stream-assembler.ts";
-import { streamWithRetry } from "../stream-with-retry.ts";
-import { countMessageTokens, countRequestTokens } from "../token-counter.ts";
+import { describeModelError, isAbort } from "../model/model-errors.ts";
+import type { ChatResult } from "../model/stream-assembler.ts";
+import { streamWithRetry } from "../model/stream-with-retry.ts";
+import { countMessageTokens, countRequestTokens } from "../context/token-counter.ts";
 import { toOpenAITool, type AnyTool } from "../tools/define-tool.ts";
 import type { ToolCallRequest, ToolCallResult } from "../tools/run-tool-call.ts";
 import type { BudgetTracker } from "./budgets.ts";

@@ -1,6 +1,6 @@
 import { createInterface, type Interface } from "node:readline";
 import { color } from "@build-agent/shared/terminal";
-import type { Conversation } from "../conversation.ts";
+import type { Conversation } from "../context/conversation.ts";
 import { createApprover } from "./approval.ts";
 import type { CtrlC } from "./ctrl-c.ts";
 import { summaryLines } from "./run-summary.ts";

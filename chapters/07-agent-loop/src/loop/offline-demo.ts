@@ -1,9 +1,9 @@
 import { copyDemoRepo, runDemoCheck } from "@build-agent/shared/demo-repo";
 import { SCRIPTED_DEMO_LABEL } from "@build-agent/shared/offline-model";
 import { banner, color } from "@build-agent/shared/terminal";
-import { startConversation } from "../conversation.ts";
-import { createModelClient } from "../model-client.ts";
-import type { ModelEndpoint } from "../model-endpoint.ts";
+import { startConversation } from "../context/conversation.ts";
+import { createModelClient } from "../model/model-client.ts";
+import type { ModelEndpoint } from "../model/model-endpoint.ts";
 import { buildSystemPrompt } from "../prompts/system-prompt.ts";
 import { DEFAULT_BUDGETS } from "./budgets.ts";
 import type { CtrlC } from "./ctrl-c.ts";

@@ -1,5 +1,5 @@
 import type OpenAI from "openai";
-import { addMessages, type Conversation } from "../conversation.ts";
+import { addMessages, type Conversation } from "../context/conversation.ts";
 import { RunLedger } from "../ledger/run-ledger.ts";
 import type { NoteMeta } from "../notes/note.ts";
 import { NoteStore } from "../notes/note-store.ts";

@@ -1,4 +1,4 @@
-import { countMessageTokens } from "../token-counter.ts";
+import { countMessageTokens } from "../context/token-counter.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
 import type { EnvironmentOptions } from "./environment.ts";
 

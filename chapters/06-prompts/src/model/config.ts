@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
-import { DEFAULT_CONTEXT_TOKENS } from "./context-budget.ts";
+import { DEFAULT_CONTEXT_TOKENS } from "../context/context-budget.ts";
 
 /**
  * Where the model lives and how patiently we talk to it.
