@@ -5,7 +5,7 @@
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { color, printError } from "@build-agent/shared/terminal";
-import { CHAT_HELP, runChat } from "./chat.ts";
+import { CHAT_HELP, runChat } from "./context/chat.ts";
 import { loadConfig } from "./model/config.ts";
 import { createModelClient } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";

@@ -1,7 +1,7 @@
 import { loadScript, startOfflineModel } from "@build-agent/shared/offline-model";
 import type { Fault, OfflineModel } from "@build-agent/shared/offline-model";
 import { afterEach, describe, expect, it } from "vitest";
-import { runChat, tokensLine } from "../src/chat.ts";
+import { runChat, tokensLine } from "../src/context/chat.ts";
 import { startConversation } from "../src/context/conversation.ts";
 import { createModelClient } from "../src/model/model-client.ts";
 import type { ModelEndpoint } from "../src/model/model-endpoint.ts";

@@ -13,8 +13,8 @@ import { addMessages, startConversation } from "./context/conversation.ts";
 import { createModelClient } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";
 import { describeModelError, isAbort } from "./model/model-errors.ts";
-import { toolCallLine } from "./tool-call-line.ts";
-import { answerWithTools, DEFAULT_MAX_ROUNDS } from "./tool-round-trip.ts";
+import { toolCallLine } from "./tools/tool-call-line.ts";
+import { answerWithTools, DEFAULT_MAX_ROUNDS } from "./tools/tool-round-trip.ts";
 import { workspaceTools } from "./tools/workspace-tools.ts";
 
 const USAGE = 'usage: pnpm chapter 3 -- "question about the repository" [--repo PATH]';

@@ -17,14 +17,14 @@ import { openEndpoint } from "./model/model-endpoint.ts";
 import { describeModelError, isAbort } from "./model/model-errors.ts";
 import { RunLedger } from "./ledger/run-ledger.ts";
 import { NoteStore } from "./notes/note-store.ts";
-import { collectRunChanges, formatRunChange } from "./run-changes.ts";
-import { toolCallLine } from "./tool-call-line.ts";
-import { answerWithTools, DEFAULT_MAX_ROUNDS } from "./tool-round-trip.ts";
+import { collectRunChanges, formatRunChange } from "./patch/run-changes.ts";
+import { toolCallLine } from "./tools/tool-call-line.ts";
+import { answerWithTools, DEFAULT_MAX_ROUNDS } from "./tools/tool-round-trip.ts";
 import { applyPatchTool } from "./tools/apply-patch-tool.ts";
 import { noteTool } from "./tools/note-tool.ts";
 import type { ToolCallRequest, ToolCallResult } from "./tools/run-tool-call.ts";
 import { workspaceTools } from "./tools/workspace-tools.ts";
-import { UndoRefusedError, describeUndo, undoRun } from "./undo.ts";
+import { UndoRefusedError, describeUndo, undoRun } from "./ledger/undo.ts";
 
 const USAGE =
   'usage: pnpm chapter 5 -- "what to change" [--repo PATH]\n' +

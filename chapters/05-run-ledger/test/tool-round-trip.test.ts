@@ -10,7 +10,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { addMessages, startConversation } from "../src/context/conversation.ts";
 import { createModelClient } from "../src/model/model-client.ts";
-import { answerWithTools } from "../src/tool-round-trip.ts";
+import { answerWithTools } from "../src/tools/tool-round-trip.ts";
 import type { ToolCallRequest, ToolCallResult } from "../src/tools/run-tool-call.ts";
 import { workspaceTools } from "../src/tools/workspace-tools.ts";
 

@@ -11,12 +11,12 @@ import { addMessages, startConversation } from "../src/context/conversation.ts";
 import { RunLedger } from "../src/ledger/run-ledger.ts";
 import { createModelClient } from "../src/model/model-client.ts";
 import { NoteStore } from "../src/notes/note-store.ts";
-import { answerWithTools } from "../src/tool-round-trip.ts";
+import { answerWithTools } from "../src/tools/tool-round-trip.ts";
 import { applyPatchTool } from "../src/tools/apply-patch-tool.ts";
 import { noteTool } from "../src/tools/note-tool.ts";
 import { sha256 } from "../src/tools/file-hash.ts";
 import { workspaceTools } from "../src/tools/workspace-tools.ts";
-import { undoRun } from "../src/undo.ts";
+import { undoRun } from "../src/ledger/undo.ts";
 
 let workspace: string;
 let model: OfflineModel | undefined;

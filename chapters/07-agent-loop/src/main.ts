@@ -19,7 +19,7 @@ import { runOneShot } from "./loop/one-shot.ts";
 import { TerminalUi } from "./loop/terminal-ui.ts";
 import { printPrompt } from "./prompts/print-prompt.ts";
 import { buildSystemPrompt } from "./prompts/system-prompt.ts";
-import { describeUndo, undoRun, UndoRefusedError } from "./undo.ts";
+import { describeUndo, undoRun, UndoRefusedError } from "./ledger/undo.ts";
 
 /** Runs the program; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {

@@ -13,7 +13,7 @@ import { defineTool } from "../src/tools/define-tool.ts";
 import { sha256 } from "../src/tools/file-hash.ts";
 import { runToolCall } from "../src/tools/run-tool-call.ts";
 import { workspaceTools } from "../src/tools/workspace-tools.ts";
-import { undoRun } from "../src/undo.ts";
+import { undoRun } from "../src/ledger/undo.ts";
 import { loopFixture, resultsPerCall, type LoopFixture } from "./loop-harness.ts";
 
 let fixture: LoopFixture | undefined;

@@ -1,5 +1,5 @@
 import { color } from "@build-agent/shared/terminal";
-import { toolCallLine } from "../tool-call-line.ts";
+import { toolCallLine } from "../tools/tool-call-line.ts";
 import { readPatchToolOutput } from "../tools/apply-patch-tool.ts";
 import type { ToolCallRequest, ToolCallResult } from "../tools/run-tool-call.ts";
 import type { LoopEvents } from "./agent-loop.ts";

@@ -1,16 +1,16 @@
 import type OpenAI from "openai";
-import { ContextBudgetError, droppedLine, fitToBudget } from "./context/context-budget.ts";
+import { ContextBudgetError, droppedLine, fitToBudget } from "./context-budget.ts";
 import {
   addMessages,
   requestMessages,
   startConversation,
   type Conversation,
-} from "./context/conversation.ts";
-import type { ModelEndpoint } from "./model/model-endpoint.ts";
-import { describeModelError, isAbort } from "./model/model-errors.ts";
-import type { ChatResult } from "./model/stream-assembler.ts";
-import { streamWithRetry } from "./model/stream-with-retry.ts";
-import { countRequestTokens } from "./context/token-counter.ts";
+} from "./conversation.ts";
+import type { ModelEndpoint } from "../model/model-endpoint.ts";
+import { describeModelError, isAbort } from "../model/model-errors.ts";
+import type { ChatResult } from "../model/stream-assembler.ts";
+import { streamWithRetry } from "../model/stream-with-retry.ts";
+import { countRequestTokens } from "./token-counter.ts";
 
 export interface ChatOptions {
   client: OpenAI;

@@ -1,5 +1,5 @@
 import { color } from "@build-agent/shared/terminal";
-import type { ToolCallRequest, ToolCallResult } from "./tools/run-tool-call.ts";
+import type { ToolCallRequest, ToolCallResult } from "./run-tool-call.ts";
 
 /**
  * One line per tool call, so the person watching sees what the model did:

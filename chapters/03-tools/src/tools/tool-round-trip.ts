@@ -1,10 +1,10 @@
 import type OpenAI from "openai";
-import { fitToBudget, droppedLine } from "./context/context-budget.ts";
-import { addMessages, requestMessages, type Conversation } from "./context/conversation.ts";
-import type { ChatResult } from "./model/stream-assembler.ts";
-import { streamWithRetry } from "./model/stream-with-retry.ts";
-import { toOpenAITool, type AnyTool, type ToolContext } from "./tools/define-tool.ts";
-import { runToolCall, type ToolCallRequest, type ToolCallResult } from "./tools/run-tool-call.ts";
+import { fitToBudget, droppedLine } from "../context/context-budget.ts";
+import { addMessages, requestMessages, type Conversation } from "../context/conversation.ts";
+import type { ChatResult } from "../model/stream-assembler.ts";
+import { streamWithRetry } from "../model/stream-with-retry.ts";
+import { toOpenAITool, type AnyTool, type ToolContext } from "./define-tool.ts";
+import { runToolCall, type ToolCallRequest, type ToolCallResult } from "./run-tool-call.ts";
 
 export const DEFAULT_MAX_ROUNDS = 8;
 
