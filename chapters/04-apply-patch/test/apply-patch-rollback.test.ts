@@ -10,7 +10,7 @@ import { patch, sha256, tree, workspace } from "./apply-patch-fixtures.ts";
 /** File names whose rename over the target fails, as on a full disk. */
 const failingRenames = vi.hoisted(() => new Set<string>());
 
-vi.mock(import("../src/patch/atomic-write.ts"), async (importOriginal) => {
+vi.mock(import("../src/fs/atomic-write.ts"), async (importOriginal) => {
   const real = await importOriginal();
   return {
     ...real,

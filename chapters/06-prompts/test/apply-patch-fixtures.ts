@@ -38,7 +38,7 @@ export async function tree(root: string, withAgent = false): Promise<Record<stri
 }
 
 /** The hash apply_patch reports and --expect takes: chapter 03's, so the tests use it too. */
-export { sha256 } from "../src/tools/file-hash.ts";
+export { sha256 } from "../src/fs/file-hash.ts";
 
 /** Wraps body lines in "*** Begin Patch" / "*** End Patch". */
 export function patch(...lines: string[]): string {

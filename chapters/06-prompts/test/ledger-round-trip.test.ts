@@ -14,7 +14,7 @@ import { NoteStore } from "../src/notes/note-store.ts";
 import { answerWithTools } from "../src/tools/tool-round-trip.ts";
 import { applyPatchTool } from "../src/tools/apply-patch-tool.ts";
 import { noteTool } from "../src/tools/note-tool.ts";
-import { sha256 } from "../src/tools/file-hash.ts";
+import { sha256 } from "../src/fs/file-hash.ts";
 import { workspaceTools } from "../src/tools/workspace-tools.ts";
 import { undoRun } from "../src/ledger/undo.ts";
 

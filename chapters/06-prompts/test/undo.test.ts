@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RunLedger } from "../src/ledger/run-ledger.ts";
 import { backUpFile, recordInManifest } from "../src/patch/backups.ts";
 import type { BackupRecord } from "../src/patch/backups.ts";
-import { sha256 } from "../src/tools/file-hash.ts";
+import { sha256 } from "../src/fs/file-hash.ts";
 import { UndoRefusedError, describeUndo, undoRun } from "../src/ledger/undo.ts";
 
 let cwd: string;

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { WorkspacePathError, resolveWorkspacePath } from "../src/tools/workspace-path.ts";
+import { WorkspacePathError, resolveWorkspacePath } from "../src/fs/workspace-path.ts";
 
 let base: string;
 let root: string;

@@ -2,7 +2,7 @@ import { chmod, readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyPatch } from "../src/patch/apply-patch.ts";
-import { discardWrite, stageWrite } from "../src/patch/atomic-write.ts";
+import { discardWrite, stageWrite } from "../src/fs/atomic-write.ts";
 import type { BackupManifest } from "../src/patch/backups.ts";
 import { patch, sha256, tree, workspace } from "./apply-patch-fixtures.ts";
 

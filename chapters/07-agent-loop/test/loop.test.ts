@@ -10,7 +10,7 @@ import { createApprover } from "../src/loop/approval.ts";
 import { BudgetTracker, DEFAULT_BUDGETS } from "../src/loop/budgets.ts";
 import { createModelClient } from "../src/model/model-client.ts";
 import { defineTool } from "../src/tools/define-tool.ts";
-import { sha256 } from "../src/tools/file-hash.ts";
+import { sha256 } from "../src/fs/file-hash.ts";
 import { runToolCall } from "../src/tools/run-tool-call.ts";
 import { workspaceTools } from "../src/tools/workspace-tools.ts";
 import { undoRun } from "../src/ledger/undo.ts";

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { AnyTool, ToolContext } from "./define-tool.ts";
 import { ToolError } from "./tool-error.ts";
-import { WorkspacePathError } from "./workspace-path.ts";
+import { WorkspacePathError } from "../fs/workspace-path.ts";
 
 /** The part of a model's tool call the harness needs. */
 export interface ToolCallRequest {

@@ -1,6 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import { readFile, stat } from "node:fs/promises";
-import { sha256 } from "../tools/file-hash.ts";
+import { sha256 } from "../fs/file-hash.ts";
 import { applyHunks } from "./apply-hunks.ts";
 import {
   fileExists,

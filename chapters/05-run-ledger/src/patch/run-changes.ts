@@ -3,7 +3,7 @@ import path from "node:path";
 import { color } from "@build-agent/shared/terminal";
 import { structuredPatch } from "diff";
 import { MANIFEST_NAME, type BackupManifest } from "./backups.ts";
-import { sha256 } from "../tools/file-hash.ts";
+import { sha256 } from "../fs/file-hash.ts";
 
 /** One file as it was before the run and as it is now (null: did not exist). */
 export interface RunChange {

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { sha256 } from "../tools/file-hash.ts";
+import { sha256 } from "../fs/file-hash.ts";
 import { writeStagedFiles } from "./commit-files.ts";
 import { newRunId, recordInManifest, type BackupRecord } from "./backups.ts";
 import { parsePatch } from "./parse-patch.ts";

@@ -1,12 +1,12 @@
 import { readFile, rm } from "node:fs/promises";
-import { sha256 } from "../tools/file-hash.ts";
+import { sha256 } from "../fs/file-hash.ts";
 import {
   commitWrite,
   deleteFile,
   discardWrite,
   stageWrite,
   type StagedWrite,
-} from "./atomic-write.ts";
+} from "../fs/atomic-write.ts";
 import { backUpFile, type BackupRecord } from "./backups.ts";
 import { checkUnchanged } from "./hash-guard.ts";
 import { PatchError } from "./patch-error.ts";

@@ -1,6 +1,6 @@
 import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
-import { resolveWorkspacePath, WorkspacePathError } from "../tools/workspace-path.ts";
+import { resolveWorkspacePath, WorkspacePathError } from "../fs/workspace-path.ts";
 import { PatchError } from "./patch-error.ts";
 
 /**

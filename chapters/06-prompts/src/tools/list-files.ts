@@ -4,7 +4,7 @@ import { z } from "zod";
 import { defineTool } from "./define-tool.ts";
 import { ToolError } from "./tool-error.ts";
 import { walkWorkspace } from "./walk-workspace.ts";
-import { resolveWorkspacePath } from "./workspace-path.ts";
+import { resolveWorkspacePath } from "../fs/workspace-path.ts";
 
 export const LIST_LIMITS = { maxFiles: 200 };
 

@@ -1,7 +1,7 @@
 import { open, readFile } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
-import { syncFolder } from "../patch/atomic-write.ts";
+import { syncFolder } from "../fs/atomic-write.ts";
 
 // An append-only JSON Lines file. Every value is written as one line and
 // flushed to disk (fdatasync) before the append resolves, so a crash loses

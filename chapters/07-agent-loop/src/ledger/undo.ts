@@ -1,11 +1,11 @@
 import { readFile, stat } from "node:fs/promises";
 import { isAbsolute, join, posix } from "node:path";
-import { commitWrite, deleteFile, stageWrite } from "../patch/atomic-write.ts";
+import { commitWrite, deleteFile, stageWrite } from "../fs/atomic-write.ts";
 import { MANIFEST_NAME } from "../patch/backups.ts";
 import { currentHash } from "../patch/commit-files.ts";
 import type { BackupManifest, BackupRecord } from "../patch/backups.ts";
 import { RunLedger, listRuns, runIdProblem } from "./run-ledger.ts";
-import { sha256 } from "../tools/file-hash.ts";
+import { sha256 } from "../fs/file-hash.ts";
 
 // Undo puts back what one run changed, from the backups apply_patch made
 // before it touched each file. It never overwrites work it did not do: a file

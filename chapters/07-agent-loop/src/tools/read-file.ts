@@ -1,9 +1,9 @@
 import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "./define-tool.ts";
-import { sha256 } from "./file-hash.ts";
+import { sha256 } from "../fs/file-hash.ts";
 import { ToolError } from "./tool-error.ts";
-import { resolveWorkspacePath } from "./workspace-path.ts";
+import { resolveWorkspacePath } from "../fs/workspace-path.ts";
 
 // Caps per call keep one read from flooding the context window.
 export const READ_LIMITS = {
