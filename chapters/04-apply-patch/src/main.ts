@@ -13,7 +13,7 @@ import { addMessages, startConversation } from "./context/conversation.ts";
 import { createModelClient } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";
 import { describeModelError, isAbort } from "./model/model-errors.ts";
-import { newRunId } from "./patch/backups.ts";
+import { newRunId } from "./fs/run-id.ts";
 import { ReadRecord } from "./patch/read-record.ts";
 import { collectRunChanges, formatRunChange } from "./patch/run-changes.ts";
 import { toolCallLine } from "./tools/tool-call-line.ts";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RunLedger, listRuns, normalizePath } from "../src/ledger/run-ledger.ts";
-import { newRunId } from "../src/patch/backups.ts";
+import { newRunId } from "../src/fs/run-id.ts";
 
 const A = "a".repeat(64);
 const B = "b".repeat(64);

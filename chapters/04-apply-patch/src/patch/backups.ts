@@ -26,12 +26,6 @@ export interface BackupManifest {
 
 export const MANIFEST_NAME = "manifest.json";
 
-/** A timestamp-based run id that sorts by time; the suffix keeps two runs in one millisecond apart. */
-export function newRunId(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[:.]/g, "-");
-  return `${stamp}-${process.pid}-${Math.random().toString(36).slice(2, 6)}`;
-}
-
 /**
  * Saves a file's old bytes. The first backup of a path in a run is kept: it
  * holds the bytes from before the run, which is what "undo the run" restores.

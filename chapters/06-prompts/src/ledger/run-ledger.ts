@@ -1,6 +1,6 @@
 import { mkdir, readdir } from "node:fs/promises";
 import { join, posix } from "node:path";
-import { newRunId } from "../patch/backups.ts";
+import { newRunId } from "../fs/run-id.ts";
 import { JsonlAppender, readJsonl } from "./jsonl-file.ts";
 import { LedgerEvent } from "./ledger-events.ts";
 import type { RunEndEvent, RunStartEvent, TokenUsage } from "./ledger-events.ts";

@@ -1,7 +1,8 @@
 import path from "node:path";
 import { sha256 } from "../fs/file-hash.ts";
 import { writeStagedFiles } from "./commit-files.ts";
-import { newRunId, recordInManifest, type BackupRecord } from "./backups.ts";
+import { newRunId } from "../fs/run-id.ts";
+import { recordInManifest, type BackupRecord } from "./backups.ts";
 import { parsePatch } from "./parse-patch.ts";
 import { checkPatchLimits, DEFAULT_PATCH_LIMITS, type PatchLimits } from "./patch-limits.ts";
 import {
