@@ -17,7 +17,6 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -26,7 +25,8 @@ import { ROOT } from "./lib/chapters.ts";
 
 export { ROOT };
 export const OUTPUTS_DIR = join(ROOT, "docs", "outputs");
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+// What `node --import tsx` loads, resolved here: the demo runs in a scratch folder with no node_modules.
+const TSX_LOADER = import.meta.resolve("tsx");
 
 /** How a chapter's demo is run: what a reader types after `pnpm chapter N --`, pipes in, or sets. */
 export interface Demo {

@@ -10,7 +10,8 @@ export const CHAPTERS_DIR = join(ROOT, "chapters");
 
 /** Files every chapter has of its own: they never count as drift. */
 const UNTRACKED = new Set(["package.json", "README.md", "chapter.json"]);
-const SKIPPED_DIRS = new Set(["node_modules", ".agent", "dist"]);
+/** Folders that are never part of a chapter snapshot: installed packages, agent runs, builds. */
+export const SKIPPED_DIRS = new Set(["node_modules", ".agent", "dist"]);
 
 export interface Chapter {
   number: number;

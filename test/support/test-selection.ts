@@ -16,6 +16,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { SKIPPED_DIRS } from "../../scripts/lib/chapters.ts";
 
 export interface ChapterTest {
   /** e.g. "chapters/05-run-ledger/test/ledger.test.ts", relative to the repository root */
@@ -36,7 +37,6 @@ export interface TestSelection {
 }
 
 const SOURCE = /\.(ts|mts|js|mjs)$/;
-const SKIPPED_DIRS = new Set(["node_modules", ".agent", "dist"]);
 // import x from "…", export … from "…", import "…", import("…"), vi.mock("…")
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*|\bmock\s*\(\s*)(["'])([^"'\n]+)\1/g;
 // A quoted string on one line; a template literal only when it has no ${…} in it.
