@@ -45,14 +45,25 @@ export const DEMOS: Record<string, Demo> = {
     input: ["What is a context window?", "And what happens when it is full?", "/tokens", "Thanks!"],
     env: { AGENT_CONTEXT_TOKENS: "250" },
   },
-  "03-tools": { args: ["What is this repository, and how is it organised?"] },
-  "04-apply-patch": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
-  "05-run-ledger": {
+  "03-tools": { args: ["What does the README of this repository say?"] },
+  "04-workspace-search": { args: ["What is this repository, and how is it organised?"] },
+  "09-multi-file-patches": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
+  "10-run-ledger": {
+    args: ["The total with a coupon is wrong. Find the bug and fix it."],
+    show: [".agent/runs"],
+  },
+  "11-undo": {
+    args: ["The total with a coupon is wrong. Find the bug and fix it."],
+    show: [".agent/runs"],
+  },
+  "12-notes": {
     args: ["The total with a coupon is wrong. Find the bug and fix it."],
     show: [".agent/runs", ".agent/notes"],
   },
-  "06-prompts": { args: ["--print-prompt"] },
-  "07-agent-loop": {},
+  "13-prompts": { args: ["--print-prompt"] },
+  "14-agent-loop": {},
+  "15-budgets": {},
+  "16-human-in-the-loop": {},
 };
 
 // The variables that would make a chapter talk to a real model: a capture always runs offline.
@@ -141,8 +152,8 @@ export function normaliseOutput(text: string): string {
       .replace(/\/tmp\/[\w.-]+/g, "<tmp>")
       .replace(/(127\.0\.0\.1|localhost):\d+/g, "$1:<port>")
       .replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b/g, "<time>")
-      // Run ids: a time stamp and a random tag, e.g. 20261130-073849-5f677e (chapter 5 on) or
-      // 2026-11-30T07-31-50-275Z-10359-w7cn (chapter 4's backups).
+      // Run ids: a time stamp and a random tag, e.g. 20261130-073849-5f677e (chapter 12 on) or
+      // 2026-11-30T07-31-50-275Z-10359-w7cn (chapter 9's backups).
       .replace(/\b\d{8}-\d{6}-[0-9a-f]{6}\b/g, "<run>")
       .replace(/\b\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d+Z-\d+-\w+/g, "<run>")
       .replace(/\b\d{4}-\d\d-\d\d\b/g, "<date>")
@@ -164,7 +175,7 @@ export const DEMO_PATCH_FILE = join(OUTPUTS_DIR, "demo-patch.txt");
 
 /**
  * The patch the offline model sends in the bug-fix demo (shared/scripts/fix-bug.json), which
- * chapter 4's page shows as its example of the format: taken from the script, so the page shows
+ * chapter 9's page shows as its example of the format: taken from the script, so the page shows
  * exactly what the demo sends.
  */
 export function demoPatch(): string {

@@ -1,10 +1,10 @@
 // Keeps the chapter snapshots honest.
 //
 //   pnpm chapters:check   fails when a chapter differs from the previous one outside its lesson
-//   pnpm chapters:sync    carries every non-lesson file forward from chapter N-1 to N (N = 2..7)
+//   pnpm chapters:sync    carries every non-lesson file forward from chapter N-1 to N, in order
 //
 // Each chapter's chapter.json lists the files its lesson adds, changes or deletes. Everything else
-// must be byte-identical to the previous chapter. A fix made in chapter 2 reaches chapters 3..7 by
+// must be byte-identical to the previous chapter. A fix made in chapter 2 reaches every later chapter by
 // one `pnpm chapters:sync`: files a later chapter does not change are copied, and files it does
 // change get a three-way merge (git merge-file) of the fix into that chapter's version.
 import { execFileSync, spawnSync } from "node:child_process";

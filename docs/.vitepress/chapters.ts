@@ -10,16 +10,19 @@ export const DOCS_DIR = resolve(fileURLToPath(import.meta.url), "../..");
 
 export interface SiteChapter {
   number: number;
-  slug: string; // e.g. "04-apply-patch"
+  slug: string; // e.g. "09-multi-file-patches"
+  /** The book's part, e.g. "Tools": the sidebar groups chapters under their parts. */
+  part: string;
   title: string;
   /** Whether docs/chapters/<slug>.md exists; chapters still being written have no page yet. */
   hasPage: boolean;
 }
 
 export function listSiteChapters(): SiteChapter[] {
-  return listChapters().map(({ number, slug, title }) => ({
+  return listChapters().map(({ number, slug, part, title }) => ({
     number,
     slug,
+    part,
     title,
     hasPage: existsSync(join(DOCS_DIR, "chapters", `${slug}.md`)),
   }));

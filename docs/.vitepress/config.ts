@@ -13,6 +13,17 @@ function chapterItem(chapter: SiteChapter): DefaultTheme.SidebarItem {
 
 const written = chapters.filter((chapter) => chapter.hasPage);
 
+/** One sidebar group per part of the book, in chapter order: "Tools" holds chapters 3 and 4. */
+function partGroups(list: SiteChapter[]): DefaultTheme.SidebarItem[] {
+  const groups: Array<{ text: string; items: DefaultTheme.SidebarItem[] }> = [];
+  for (const chapter of list) {
+    const last = groups.at(-1);
+    if (last?.text === chapter.part) last.items.push(chapterItem(chapter));
+    else groups.push({ text: chapter.part, items: [chapterItem(chapter)] });
+  }
+  return groups;
+}
+
 export default defineConfig({
   title: "Build a Coding Agent",
   description:
@@ -35,7 +46,7 @@ export default defineConfig({
     ],
     sidebar: [
       { text: "Start", items: [{ text: "What you will build", link: "/" }] },
-      { text: "Chapters", items: written.map(chapterItem) },
+      ...partGroups(written),
       {
         text: "Reference",
         items: [

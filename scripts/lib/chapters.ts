@@ -16,7 +16,9 @@ export const SKIPPED_DIRS = new Set(["node_modules", ".agent", "dist"]);
 export interface Chapter {
   number: number;
   dir: string; // absolute
-  slug: string; // e.g. "03-tools"
+  slug: string; // e.g. "04-workspace-search"
+  /** The book's part the chapter belongs to, e.g. "Tools"; consecutive chapters share a part. */
+  part: string;
   title: string;
   /** Paths (relative to the chapter dir) this chapter adds, changes or deletes; "dir/" means everything under it. */
   lesson: string[];
@@ -29,6 +31,7 @@ export function listChapters(): Chapter[] {
     .map((slug) => {
       const dir = join(CHAPTERS_DIR, slug);
       const manifest = JSON.parse(readFileSync(join(dir, "chapter.json"), "utf8")) as {
+        part?: string;
         title: string;
         lesson?: string[];
       };
@@ -36,6 +39,7 @@ export function listChapters(): Chapter[] {
         number: Number(slug.slice(0, 2)),
         dir,
         slug,
+        part: manifest.part ?? manifest.title,
         title: manifest.title,
         lesson: manifest.lesson ?? [],
       };
@@ -64,7 +68,7 @@ export function chapterListText(chapters: Chapter[]): string {
     .join("\n");
 }
 
-/** Accepts "3", "03" or "03-tools"; returns undefined when no chapter matches. */
+/** Accepts "3", "03" or "04-workspace-search"; returns undefined when no chapter matches. */
 export function findChapter(chapters: Chapter[], arg: string | undefined): Chapter | undefined {
   if (arg === undefined) return undefined;
   return chapters.find(
