@@ -213,6 +213,29 @@ describe("offline model over the openai SDK", () => {
   });
 });
 
+describe("beforeStep", () => {
+  it("runs before each step is replied, with the step's index, and the reply waits for it", async () => {
+    const seen: string[] = [];
+    const { model, client } = await start({
+      script: twoStepScript,
+      beforeStep: async (index) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        seen.push(`step ${index}`);
+      },
+    });
+    const ask = (messages: Array<{ role: "user" | "assistant"; content: string }>) =>
+      client.chat.completions.create({ model: model.model, messages });
+    await ask([{ role: "user", content: "hello" }]);
+    expect(seen).toEqual(["step 0"]);
+    await ask([
+      { role: "user", content: "hello" },
+      { role: "assistant", content: "first answer, in several words" },
+      { role: "user", content: "again" },
+    ]);
+    expect(seen).toEqual(["step 0", "step 1"]);
+  });
+});
+
 describe("off-script requests", () => {
   async function offScriptMessage(
     options: OfflineModelOptions,

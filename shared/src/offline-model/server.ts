@@ -31,6 +31,12 @@ export interface OfflineModelOptions {
   model?: string;
   /** Pause between streamed chunks, so a terminal shows text arriving. Default 0. */
   chunkDelayMs?: number;
+  /**
+   * Called before a script step is replied, with the step's index (0-based). A scripted demo uses
+   * it to change the world at a chosen moment, e.g. another program editing a file the agent has
+   * read. A retried request calls it again for the same step.
+   */
+  beforeStep?: (index: number) => Promise<void> | void;
 }
 
 export interface OfflineModel {
@@ -78,6 +84,7 @@ export async function startOfflineModel(options: OfflineModelOptions): Promise<O
         errorResponse(400, selection.message, "invalid_request_error", "off_script"),
       );
     }
+    await options.beforeStep?.(selection.index);
     let reply: ScriptStep["reply"] = selection.reply;
     if (fault?.kind === "malformed_tool_arguments") {
       const broken = withMalformedArguments(reply);

@@ -1,0 +1,150 @@
+// A chapter's "break it" scenario: a scripted world (offline model turns, faults, a workspace,
+// another program's edits) in which the chapter's lesson makes a visible difference. Run on the
+// chapter, the lesson refuses or fixes; run on the chapter before, the failure happens.
+//
+// Scenarios live in shared/scenarios/<chapter slug>.json; the format is checked here, so a typo
+// fails loudly instead of making a demo that shows nothing.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Fault } from "../../shared/src/offline-model/index.ts";
+import { ROOT } from "./chapters.ts";
+
+export const SCENARIOS_DIR = join(ROOT, "shared", "scenarios");
+
+/** Another program changes a file of the workspace right before the model's step `beforeStep`. */
+export interface ScenarioEdit {
+  beforeStep: number;
+  path: string;
+  find: string;
+  replace: string;
+  /** Printed when the edit happens, e.g. "a teammate changes the tax rate in src/cart.mjs". */
+  note: string;
+}
+
+/** What the output must contain for the run to have shown what the scenario is about. */
+export interface ScenarioExpectation {
+  /** Shown after the run: what the reader should notice. */
+  lookFor: string;
+  /** Texts the chapter's output (stdout and stderr) contains, in any order. */
+  output: string[];
+  /** Files whose text must contain a given string after the run. */
+  files?: Record<string, string>;
+}
+
+export interface Scenario {
+  title: string;
+  /** A paragraph printed before the run: the situation, and what goes wrong without the lesson. */
+  story: string;
+  /** The offline model's script (shared/scripts/<name>.json). */
+  script: string;
+  faults?: Fault[];
+  /** Files written into the scratch copy of the demo repository before the run. */
+  files?: Record<string, string>;
+  edits?: ScenarioEdit[];
+  /** The chapter's command-line arguments; "{workspace}" is replaced by the scratch folder. */
+  args?: string[];
+  /** Lines piped to the chapter's stdin. */
+  input?: string[];
+  /** Settings other than the model, e.g. a small AGENT_CONTEXT_TOKENS. */
+  env?: Record<string, string>;
+  /** Workspace files printed after the run, so the reader sees what was written. */
+  show?: string[];
+  /** On this scenario's own chapter. */
+  expect: ScenarioExpectation;
+  /** On the chapter before it; absent when that chapter cannot run the scenario at all. */
+  previous?: ScenarioExpectation;
+}
+
+export function scenarioPath(slug: string): string {
+  return join(SCENARIOS_DIR, `${slug}.json`);
+}
+
+export function hasScenario(slug: string): boolean {
+  return existsSync(scenarioPath(slug));
+}
+
+export function loadScenario(slug: string): Scenario {
+  const path = scenarioPath(slug);
+  const value: unknown = JSON.parse(readFileSync(path, "utf8"));
+  const problems = scenarioProblems(value);
+  if (problems.length > 0) {
+    throw new Error(`${path} is not a valid scenario:\n- ${problems.join("\n- ")}`);
+  }
+  return value as Scenario;
+}
+
+const KEYS = new Set([
+  "title",
+  "story",
+  "script",
+  "faults",
+  "files",
+  "edits",
+  "args",
+  "input",
+  "env",
+  "show",
+  "expect",
+  "previous",
+]);
+
+/** Everything wrong with a parsed scenario file, as sentences; empty when it is valid. */
+export function scenarioProblems(value: unknown): string[] {
+  if (!isRecord(value)) return ["the file must hold a JSON object"];
+  const problems: string[] = [];
+  for (const key of Object.keys(value)) {
+    if (!KEYS.has(key)) problems.push(`unknown key "${key}"`);
+  }
+  for (const key of ["title", "story", "script"]) {
+    if (typeof value[key] !== "string") problems.push(`"${key}" must be a string`);
+  }
+  for (const key of ["args", "input", "show"]) {
+    if (value[key] !== undefined && !isStringArray(value[key])) {
+      problems.push(`"${key}" must be an array of strings`);
+    }
+  }
+  for (const key of ["files", "env"]) {
+    if (value[key] !== undefined && !isStringRecord(value[key])) {
+      problems.push(`"${key}" must map names to strings`);
+    }
+  }
+  if (value.faults !== undefined && !Array.isArray(value.faults)) {
+    problems.push(`"faults" must be an array`);
+  }
+  if (value.edits !== undefined) {
+    const edits = Array.isArray(value.edits) ? value.edits : [undefined];
+    edits.forEach((edit: unknown, i) => {
+      const ok =
+        isRecord(edit) &&
+        typeof edit.beforeStep === "number" &&
+        ["path", "find", "replace", "note"].every((k) => typeof edit[k] === "string");
+      if (!ok) problems.push(`edits[${i}] needs beforeStep (number), path, find, replace, note`);
+    });
+  }
+  problems.push(...expectationProblems("expect", value.expect));
+  if (value.previous !== undefined) {
+    problems.push(...expectationProblems("previous", value.previous));
+  }
+  return problems;
+}
+
+function expectationProblems(key: string, value: unknown): string[] {
+  const ok =
+    isRecord(value) &&
+    typeof value.lookFor === "string" &&
+    isStringArray(value.output) &&
+    (value.files === undefined || isStringRecord(value.files));
+  return ok ? [] : [`"${key}" needs lookFor (string), output (strings) and optional files`];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return isRecord(value) && Object.values(value).every((item) => typeof item === "string");
+}

@@ -1,0 +1,181 @@
+// Runs a chapter's "break it" scenario on a chapter: `pnpm chapter N -- --demo` on its own
+// chapter, `pnpm chapter N-1 -- --demo-of N` on the chapter before it.
+//
+// The chapter's program runs unchanged, as a child process, against a scripted world set up
+// here: the offline model (started in this process, so it can also play "another program" that
+// edits a file at the scripted moment), a scratch copy of the demo repository, and the
+// scenario's arguments and input. The run is then checked against what the scenario says it
+// shows, so a demo that stops demonstrating anything fails instead of quietly passing.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { copyDemoRepo } from "../../shared/src/demo-repo.ts";
+import {
+  loadScript,
+  SCRIPTED_DEMO_LABEL,
+  startOfflineModel,
+} from "../../shared/src/offline-model/index.ts";
+import type { Chapter } from "./chapters.ts";
+import type { Scenario, ScenarioEdit, ScenarioExpectation } from "./demo-scenario.ts";
+
+// What `node --import tsx` loads, resolved here: the chapter runs in a scratch folder.
+const TSX_LOADER = import.meta.resolve("tsx");
+/** The chapter talks to the local offline model with no key; a real one must never reach it. */
+const LOCAL_KEY = "local";
+
+export interface DemoRun {
+  /** Whether the run showed what the scenario says it shows. */
+  ok: boolean;
+  /** Everything printed, the chapter's output included, for tests and captures. */
+  transcript: string;
+}
+
+export interface DemoOptions {
+  /** Where the transcript goes as it is printed (default: this process's stdout). */
+  write?: (text: string) => void;
+}
+
+export async function runDemo(
+  scenario: Scenario,
+  owner: Chapter,
+  target: Chapter,
+  options: DemoOptions = {},
+): Promise<DemoRun> {
+  let transcript = "";
+  const print = (text: string) => {
+    transcript += text;
+    (options.write ?? ((t: string) => process.stdout.write(t)))(text);
+  };
+  const expectation = target === owner ? scenario.expect : scenario.previous;
+  if (expectation === undefined) {
+    print(
+      `chapter ${owner.number}'s scenario "${scenario.title}" cannot run on chapter ${target.number}: ` +
+        `that chapter does not have what the scenario needs. Run it on chapter ${owner.number}: ` +
+        `pnpm chapter ${owner.number} -- --demo\n`,
+    );
+    return { ok: false, transcript };
+  }
+
+  const workspace = await copyDemoRepo(`demo-${target.slug}-`);
+  for (const [path, text] of Object.entries(scenario.files ?? {})) {
+    await mkdir(dirname(join(workspace, path)), { recursive: true });
+    await writeFile(join(workspace, path), text);
+  }
+  const pending = [...(scenario.edits ?? [])];
+  const model = await startOfflineModel({
+    script: loadScript(scenario.script),
+    faults: scenario.faults ?? [],
+    apiKey: LOCAL_KEY,
+    beforeStep: async (index) => {
+      for (const edit of pending.filter((e) => e.beforeStep === index)) {
+        pending.splice(pending.indexOf(edit), 1);
+        await applyEdit(workspace, edit);
+        print(`\n[scripted] ${edit.note}\n`);
+      }
+    },
+  });
+
+  const role = target === owner ? "its own chapter" : "the chapter before the lesson";
+  print(`── ${SCRIPTED_DEMO_LABEL} ──\n`);
+  print(
+    `chapter ${owner.number}'s scenario "${scenario.title}", on chapter ${target.number} (${role})\n`,
+  );
+  print(`${scenario.story}\n`);
+  const usesWorkspace = (scenario.args ?? []).some((arg) => arg.includes("{workspace}"));
+  print(usesWorkspace ? `workspace: a scratch copy of the demo repository\n\n` : "\n");
+  try {
+    const args = (scenario.args ?? []).map((arg) => arg.replaceAll("{workspace}", workspace));
+    const output = await runChapter(
+      target,
+      args,
+      workspace,
+      scenario,
+      model.baseURL,
+      model.model,
+      print,
+    );
+    for (const path of scenario.show ?? []) {
+      const text = await readFile(join(workspace, path), "utf8").catch(() => "(no such file)\n");
+      print(`\n── ${path} after the run ──\n${text}${text.endsWith("\n") ? "" : "\n"}`);
+    }
+    const missing = await unmet(expectation, output, workspace);
+    print(`\nlook for: ${expectation.lookFor}\n`);
+    if (missing.length === 0) {
+      print(`── end of ${SCRIPTED_DEMO_LABEL}: the run showed what the scenario is about ──\n`);
+      return { ok: true, transcript };
+    }
+    print(
+      `── the run did NOT show what the scenario is about; missing:\n- ${missing.join("\n- ")}\n`,
+    );
+    return { ok: false, transcript };
+  } finally {
+    await model.close();
+  }
+}
+
+async function applyEdit(workspace: string, edit: ScenarioEdit): Promise<void> {
+  const path = join(workspace, edit.path);
+  const text = await readFile(path, "utf8");
+  if (!text.includes(edit.find)) {
+    throw new Error(`scenario edit: ${edit.path} does not contain ${JSON.stringify(edit.find)}`);
+  }
+  await writeFile(path, text.replace(edit.find, edit.replace));
+}
+
+/** Runs the chapter's own program; returns what it printed (stdout and stderr, interleaved). */
+async function runChapter(
+  chapter: Chapter,
+  args: string[],
+  workspace: string,
+  scenario: Scenario,
+  baseURL: string,
+  model: string,
+  print: (text: string) => void,
+): Promise<string> {
+  const child = spawn(
+    process.execPath,
+    ["--import", TSX_LOADER, join(chapter.dir, "src", "main.ts"), ...args],
+    {
+      cwd: workspace,
+      env: { ...demoEnv(), ...scenario.env, OPENAI_BASE_URL: baseURL, AGENT_MODEL: model },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
+  let output = "";
+  const show = (chunk: Buffer) => {
+    output += chunk.toString();
+    print(chunk.toString());
+  };
+  child.stdout.on("data", show);
+  child.stderr.on("data", show);
+  child.stdin.end(scenario.input ? scenario.input.join("\n") + "\n" : "");
+  const [code] = (await once(child, "close")) as [number | null];
+  print(`\n(chapter ${chapter.number} exited with ${code ?? "a signal"})\n`);
+  return output;
+}
+
+/** This environment without model settings or agent limits: the scenario sets what it needs. */
+function demoEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^(OPENAI_|AGENT_)/.test(name) || /(API_KEY|TOKEN|SECRET)/i.test(name)) continue;
+    env[name] = value;
+  }
+  return env;
+}
+
+async function unmet(
+  expectation: ScenarioExpectation,
+  output: string,
+  workspace: string,
+): Promise<string[]> {
+  const missing = expectation.output
+    .filter((text) => !output.includes(text))
+    .map((text) => `output containing ${JSON.stringify(text)}`);
+  for (const [path, text] of Object.entries(expectation.files ?? {})) {
+    const actual = await readFile(join(workspace, path), "utf8").catch(() => "");
+    if (!actual.includes(text)) missing.push(`${path} containing ${JSON.stringify(text)}`);
+  }
+  return missing;
+}

@@ -1,0 +1,66 @@
+// Every chapter's "break it" scenario, run for real: on its own chapter it must show the lesson at
+// work, and on the chapter before it the failure the lesson prevents (where that chapter can run
+// it). A scenario whose run stops showing what it describes fails here.
+import { describe, expect, test } from "vitest";
+import { isRunnable, listChapters, type Chapter } from "../../scripts/lib/chapters.ts";
+import { hasScenario, loadScenario, scenarioProblems } from "../../scripts/lib/demo-scenario.ts";
+import { runDemo } from "../../scripts/lib/run-demo.ts";
+
+const chapters = listChapters().filter(isRunnable);
+const owners = chapters.filter((c) => hasScenario(c.slug));
+const withPrevious = owners
+  .map((owner) => ({ owner, previous: chapters[chapters.indexOf(owner) - 1] }))
+  .filter(
+    (pair): pair is { owner: Chapter; previous: Chapter } =>
+      pair.previous !== undefined && loadScenario(pair.owner.slug).previous !== undefined,
+  );
+const quiet = { write: () => {} };
+
+describe.concurrent("break-it scenarios", () => {
+  test.each(owners.map((c) => [c.slug, c] as const))(
+    "%s: its scenario shows the lesson at work",
+    async (_slug, owner) => {
+      const run = await runDemo(loadScenario(owner.slug), owner, owner, quiet);
+      expect(run.ok, run.transcript).toBe(true);
+    },
+  );
+
+  test.each(withPrevious.map((p) => [p.owner.slug, p] as const))(
+    "%s: its scenario shows the failure on the chapter before",
+    async (_slug, { owner, previous }) => {
+      const run = await runDemo(loadScenario(owner.slug), owner, previous, quiet);
+      expect(run.ok, run.transcript).toBe(true);
+    },
+  );
+});
+
+describe("scenario files", () => {
+  test("a scenario with a typo or a missing part is refused, with every problem named", () => {
+    expect(
+      scenarioProblems({
+        title: "t",
+        story: "s",
+        scrpit: "chat",
+        edits: [{ beforeStep: "1" }],
+        expect: { output: ["x"] },
+      }),
+    ).toEqual([
+      'unknown key "scrpit"',
+      '"script" must be a string',
+      "edits[0] needs beforeStep (number), path, find, replace, note",
+      '"expect" needs lookFor (string), output (strings) and optional files',
+    ]);
+  });
+
+  test("a complete scenario has no problems", () => {
+    expect(
+      scenarioProblems({
+        title: "t",
+        story: "s",
+        script: "chat",
+        args: ["--repo", "{workspace}"],
+        expect: { lookFor: "l", output: ["x"], files: { "a.txt": "y" } },
+      }),
+    ).toEqual([]);
+  });
+});
