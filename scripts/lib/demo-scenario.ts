@@ -29,6 +29,10 @@ export interface ScenarioExpectation {
   output: string[];
   /** Files whose text must contain a given string after the run. */
   files?: Record<string, string>;
+  /** Texts the system prompt of the model's first request contains. */
+  prompt?: string[];
+  /** Texts it does not contain: what the model was never told. */
+  notInPrompt?: string[];
 }
 
 export interface Scenario {
@@ -133,8 +137,12 @@ function expectationProblems(key: string, value: unknown): string[] {
     isRecord(value) &&
     typeof value.lookFor === "string" &&
     isStringArray(value.output) &&
-    (value.files === undefined || isStringRecord(value.files));
-  return ok ? [] : [`"${key}" needs lookFor (string), output (strings) and optional files`];
+    (value.files === undefined || isStringRecord(value.files)) &&
+    (value.prompt === undefined || isStringArray(value.prompt)) &&
+    (value.notInPrompt === undefined || isStringArray(value.notInPrompt));
+  return ok
+    ? []
+    : [`"${key}" needs lookFor (string), output (strings), optional files, prompt and notInPrompt`];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

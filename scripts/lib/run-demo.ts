@@ -12,6 +12,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { copyDemoRepo } from "../../shared/src/demo-repo.ts";
 import {
+  type ChatRequestBody,
   loadScript,
   SCRIPTED_DEMO_LABEL,
   startOfflineModel,
@@ -99,7 +100,17 @@ export async function runDemo(
       const text = await readFile(join(workspace, path), "utf8").catch(() => "(no such file)\n");
       print(`\n── ${path} after the run ──\n${text}${text.endsWith("\n") ? "" : "\n"}`);
     }
-    const missing = await unmet(expectation, output, workspace);
+    const prompt = systemPrompt(model.requests[0]);
+    const missing = [
+      ...(await unmet(expectation, output, workspace)),
+      ...promptProblems(expectation, prompt),
+    ];
+    for (const text of expectation.prompt ?? []) {
+      print(`the system prompt the model received contains: ${JSON.stringify(text)}\n`);
+    }
+    for (const text of expectation.notInPrompt ?? []) {
+      print(`the system prompt the model received does not say: ${JSON.stringify(text)}\n`);
+    }
     print(`\nlook for: ${expectation.lookFor}\n`);
     if (missing.length === 0) {
       print(`── end of ${SCRIPTED_DEMO_LABEL}: the run showed what the scenario is about ──\n`);
@@ -112,6 +123,24 @@ export async function runDemo(
   } finally {
     await model.close();
   }
+}
+
+/** The system message of a request, as text ("" when there is none). */
+function systemPrompt(request: ChatRequestBody | undefined): string {
+  const first = request?.messages[0];
+  if (first?.role !== "system") return "";
+  return typeof first.content === "string" ? first.content : JSON.stringify(first.content);
+}
+
+function promptProblems(expectation: ScenarioExpectation, prompt: string): string[] {
+  return [
+    ...(expectation.prompt ?? [])
+      .filter((text) => !prompt.includes(text))
+      .map((text) => `a system prompt containing ${JSON.stringify(text)}`),
+    ...(expectation.notInPrompt ?? [])
+      .filter((text) => prompt.includes(text))
+      .map((text) => `a system prompt without ${JSON.stringify(text)}`),
+  ];
 }
 
 async function applyEdit(workspace: string, edit: ScenarioEdit): Promise<void> {
