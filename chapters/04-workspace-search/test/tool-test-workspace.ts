@@ -8,7 +8,7 @@ import type { ToolContext } from "../src/tools/define-tool.ts";
 export function useTempWorkspace(): { root: () => string; context: () => ToolContext } {
   let root = "";
   beforeEach(async () => {
-    root = await realpath(await mkdtemp(path.join(tmpdir(), "ch09-workspace-search-")));
+    root = await realpath(await mkdtemp(path.join(tmpdir(), "tool-test-workspace-")));
   });
   afterEach(async () => {
     await rm(root, { recursive: true, force: true });
