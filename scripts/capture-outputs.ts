@@ -152,7 +152,7 @@ export function normaliseOutput(text: string): string {
       .replace(/\/tmp\/[\w.-]+/g, "<tmp>")
       .replace(/(127\.0\.0\.1|localhost):\d+/g, "$1:<port>")
       .replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b/g, "<time>")
-      // Run ids: a time stamp and a random tag, e.g. 20261130-073849-5f677e (chapter 12 on) or
+      // Run ids: a time stamp and a random tag, e.g. 20261130-073849-5f677e (chapter 10 on) or
       // 2026-11-30T07-31-50-275Z-10359-w7cn (chapter 9's backups).
       .replace(/\b\d{8}-\d{6}-[0-9a-f]{6}\b/g, "<run>")
       .replace(/\b\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d+Z-\d+-\w+/g, "<run>")

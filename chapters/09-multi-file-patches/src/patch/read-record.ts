@@ -6,7 +6,7 @@
  * was seen is refused instead of overwritten.
  *
  * Partial reads are not recorded on purpose: a model that saw lines 1-50
- * has not seen what it might break on line 51. (Chapter 12 replaces this
+ * has not seen what it might break on line 51. (Chapter 10 replaces this
  * with the RunLedger, which also survives a restart.)
  */
 export class ReadRecord {
