@@ -25,10 +25,20 @@ export interface ScenarioEdit {
 export interface ScenarioExpectation {
   /** Shown after the run: what the reader should notice. */
   lookFor: string;
-  /** Texts the chapter's output (stdout and stderr) contains, in any order. */
+  /** Texts the chapter's output (stdout and stderr) or a shown file contains, in any order. */
   output: string[];
+  /** Texts the output does not contain. */
+  absent?: string[];
   /** Files whose text must contain a given string after the run. */
   files?: Record<string, string>;
+  /** Files that must not exist after the run. */
+  missingFiles?: string[];
+  /**
+   * The offline model's script for this run, when it differs from the scenario's: a chapter
+   * without a tool cannot be sent calls to it, so on the chapter before, the model answers
+   * without it.
+   */
+  script?: string;
   /** Texts the system prompt of the model's first request contains. */
   prompt?: string[];
   /** Texts it does not contain: what the model was never told. */
@@ -49,9 +59,11 @@ export interface Scenario {
   args?: string[];
   /** Lines piped to the chapter's stdin. */
   input?: string[];
+  /** More commands of the same chapter, run after the first in the same workspace (e.g. undo). */
+  then?: string[][];
   /** Settings other than the model, e.g. a small AGENT_CONTEXT_TOKENS. */
   env?: Record<string, string>;
-  /** Workspace files printed after the run, so the reader sees what was written. */
+  /** Workspace files printed after the run; a "*" in the last part matches any name there. */
   show?: string[];
   /** On this scenario's own chapter. */
   expect: ScenarioExpectation;
@@ -86,6 +98,7 @@ const KEYS = new Set([
   "edits",
   "args",
   "input",
+  "then",
   "env",
   "show",
   "expect",
@@ -111,6 +124,12 @@ export function scenarioProblems(value: unknown): string[] {
     if (value[key] !== undefined && !isStringRecord(value[key])) {
       problems.push(`"${key}" must map names to strings`);
     }
+  }
+  if (
+    value.then !== undefined &&
+    !(Array.isArray(value.then) && value.then.every((command) => isStringArray(command)))
+  ) {
+    problems.push(`"then" must be an array of commands, each an array of strings`);
   }
   if (value.faults !== undefined && !Array.isArray(value.faults)) {
     problems.push(`"faults" must be an array`);
@@ -138,11 +157,16 @@ function expectationProblems(key: string, value: unknown): string[] {
     typeof value.lookFor === "string" &&
     isStringArray(value.output) &&
     (value.files === undefined || isStringRecord(value.files)) &&
+    (value.script === undefined || typeof value.script === "string") &&
+    (value.absent === undefined || isStringArray(value.absent)) &&
+    (value.missingFiles === undefined || isStringArray(value.missingFiles)) &&
     (value.prompt === undefined || isStringArray(value.prompt)) &&
     (value.notInPrompt === undefined || isStringArray(value.notInPrompt));
   return ok
     ? []
-    : [`"${key}" needs lookFor (string), output (strings), optional files, prompt and notInPrompt`];
+    : [
+        `"${key}" needs lookFor (string), output (strings), optional script, absent, files, missingFiles, prompt and notInPrompt`,
+      ];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -8,7 +8,8 @@
 // shows, so a demo that stops demonstrating anything fails instead of quietly passing.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { copyDemoRepo } from "../../shared/src/demo-repo.ts";
 import {
@@ -65,7 +66,7 @@ export async function runDemo(
   }
   const pending = [...(scenario.edits ?? [])];
   const model = await startOfflineModel({
-    script: loadScript(scenario.script),
+    script: loadScript(expectation.script ?? scenario.script),
     faults: scenario.faults ?? [],
     apiKey: LOCAL_KEY,
     beforeStep: async (index) => {
@@ -86,19 +87,25 @@ export async function runDemo(
   const usesWorkspace = (scenario.args ?? []).some((arg) => arg.includes("{workspace}"));
   print(usesWorkspace ? `workspace: a scratch copy of the demo repository\n\n` : "\n");
   try {
-    const args = (scenario.args ?? []).map((arg) => arg.replaceAll("{workspace}", workspace));
-    const output = await runChapter(
+    const fill = (args: string[]) => args.map((arg) => arg.replaceAll("{workspace}", workspace));
+    const endpoint = { baseURL: model.baseURL, model: model.model };
+    let output = await runChapter(
       target,
-      args,
+      fill(scenario.args ?? []),
       workspace,
       scenario,
-      model.baseURL,
-      model.model,
+      endpoint,
       print,
     );
-    for (const path of scenario.show ?? []) {
+    for (const command of scenario.then ?? []) {
+      print(`\n$ pnpm chapter ${target.number} -- ${command.join(" ")}\n`);
+      output += await runChapter(target, fill(command), workspace, scenario, endpoint, print);
+    }
+    // Shown files count as output: what a scenario points at may be in the ledger, not the terminal.
+    for (const path of await expandShown(workspace, scenario.show ?? [])) {
       const text = await readFile(join(workspace, path), "utf8").catch(() => "(no such file)\n");
       print(`\n── ${path} after the run ──\n${text}${text.endsWith("\n") ? "" : "\n"}`);
+      output += text;
     }
     const prompt = systemPrompt(model.requests[0]);
     const missing = [
@@ -158,10 +165,10 @@ async function runChapter(
   args: string[],
   workspace: string,
   scenario: Scenario,
-  baseURL: string,
-  model: string,
+  endpoint: { baseURL: string; model: string },
   print: (text: string) => void,
 ): Promise<string> {
+  const { baseURL, model } = endpoint;
   const child = spawn(
     process.execPath,
     ["--import", TSX_LOADER, join(chapter.dir, "src", "main.ts"), ...args],
@@ -194,6 +201,32 @@ function demoEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/** The shown paths, with a "*" in a path's last part matched against the names in its folder. */
+async function expandShown(workspace: string, paths: string[]): Promise<string[]> {
+  const shown: string[] = [];
+  for (const path of paths) {
+    const slash = path.lastIndexOf("/");
+    const [folder, name] = [path.slice(0, slash + 1), path.slice(slash + 1)];
+    if (!name.includes("*")) {
+      shown.push(path);
+      continue;
+    }
+    const pattern = new RegExp(`^${name.split("*").map(escapeRegExp).join(".*")}$`);
+    const names = await readdir(join(workspace, folder)).catch(() => [] as string[]);
+    shown.push(
+      ...names
+        .filter((n) => pattern.test(n))
+        .sort()
+        .map((n) => folder + n),
+    );
+  }
+  return shown;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
 async function unmet(
   expectation: ScenarioExpectation,
   output: string,
@@ -202,9 +235,15 @@ async function unmet(
   const missing = expectation.output
     .filter((text) => !output.includes(text))
     .map((text) => `output containing ${JSON.stringify(text)}`);
+  for (const text of expectation.absent ?? []) {
+    if (output.includes(text)) missing.push(`output without ${JSON.stringify(text)}`);
+  }
   for (const [path, text] of Object.entries(expectation.files ?? {})) {
     const actual = await readFile(join(workspace, path), "utf8").catch(() => "");
     if (!actual.includes(text)) missing.push(`${path} containing ${JSON.stringify(text)}`);
+  }
+  for (const path of expectation.missingFiles ?? []) {
+    if (existsSync(join(workspace, path))) missing.push(`no file ${path}`);
   }
   return missing;
 }

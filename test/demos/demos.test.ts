@@ -48,7 +48,7 @@ describe("scenario files", () => {
       'unknown key "scrpit"',
       '"script" must be a string',
       "edits[0] needs beforeStep (number), path, find, replace, note",
-      '"expect" needs lookFor (string), output (strings), optional files, prompt and notInPrompt',
+      '"expect" needs lookFor (string), output (strings), optional script, absent, files, missingFiles, prompt and notInPrompt',
     ]);
   });
 
