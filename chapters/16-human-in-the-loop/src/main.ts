@@ -1,4 +1,4 @@
-// Chapter 16: the Agent Loop — the usable agent.
+// Chapter 16: the human in the loop, around the Agent Loop — the usable agent.
 //   pnpm start                                     offline demo (no model configured)
 //   pnpm start -- --repo PATH "task"               one task, then exit
 //   pnpm start -- --repo PATH                      interactive session

@@ -74,7 +74,7 @@ describe("chapter 16 command line", () => {
     );
   });
 
-  it("undo (chapter 12) still works on a run of the loop", async () => {
+  it("undo (chapter 11) still works on a run of the loop", async () => {
     // A run of the loop on this workspace, through the offline model's fix-bug script.
     const { loopFixture } = await import("./loop-harness.ts");
     const fixture = await loopFixture("fix-bug");

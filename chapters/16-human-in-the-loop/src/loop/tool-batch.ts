@@ -10,7 +10,7 @@ import type { ToolCallRequest, ToolCallResult } from "../tools/run-tool-call.ts"
  * guessing what happened.
  */
 export interface ToolBatchOptions {
-  /** Runs one call; throws only when aborted (chapter 04's runToolCall). */
+  /** Runs one call; throws only when aborted (chapter 03's runToolCall). */
   run: (call: ToolCallRequest) => Promise<ToolCallResult>;
   /** The effect of the named tool; undefined for a tool that does not exist. */
   effectOf: (name: string) => ToolEffect | undefined;

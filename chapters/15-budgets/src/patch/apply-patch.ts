@@ -1,0 +1,281 @@
+import path from "node:path";
+import { sha256 } from "../fs/file-hash.ts";
+import { writeStagedFiles } from "./commit-files.ts";
+import { newRunId } from "../fs/run-id.ts";
+import { recordInManifest, type BackupRecord } from "./backups.ts";
+import { parsePatch } from "./parse-patch.ts";
+import { checkPatchLimits, DEFAULT_PATCH_LIMITS, type PatchLimits } from "./patch-limits.ts";
+import {
+  refusedPatch,
+  toFailure,
+  type ApplyPatchResult,
+  type ChangedFile,
+  type PatchFailure,
+} from "./patch-result.ts";
+import type { PatchOperation } from "./patch-types.ts";
+import { renderRemainingPatch } from "./remaining-patch.ts";
+import {
+  StagedFiles,
+  StagingFailure,
+  type StagedFile,
+  type TargetedOperation,
+} from "./staged-files.ts";
+import { acquireWriteLeases } from "./write-lease.ts";
+import { resolveWritePath } from "./write-path.ts";
+
+export type { ApplyPatchResult } from "./patch-result.ts";
+
+export interface ApplyPatchOptions {
+  /** The workspace root: every path in the patch is relative to it. */
+  cwd: string;
+  /** The SHA-256 the caller believes a file has (by workspace-relative path), or undefined. */
+  expect?: (relativePath: string) => string | undefined;
+  /** Agent mode: touching existing bytes without a precondition is refused (not_read). */
+  requireRead?: boolean;
+  /** All or nothing across files: nothing is written unless every file succeeds. */
+  atomic?: boolean;
+  limits?: PatchLimits;
+  /** Where old bytes are saved; default <cwd>/.agent/backups/<runId>. */
+  backupDir?: string;
+  runId?: string;
+  allowedSuffixes?: string[];
+  /** Called after the new bytes are staged, before the final hash check (tests simulate a concurrent writer here). */
+  beforeCommit?: () => Promise<void> | void;
+}
+
+/** A group of operations that share a file: they succeed or fail together. */
+interface FileGroup {
+  items: TargetedOperation[];
+  /** A path that could not be resolved fails its group before any file is read. */
+  failure?: PatchFailure;
+}
+
+interface GroupOutcome {
+  group: FileGroup;
+  /** Set when every operation of the group succeeded in memory. */
+  staged?: StagedFiles;
+  failure?: PatchFailure;
+  /** The staged files are on disk. */
+  written?: boolean;
+}
+
+/**
+ * apply_patch: parses the patch, checks its size, resolves and locks every
+ * file, applies each group of operations in memory, and writes the groups that
+ * succeeded atomically, with backups. Never throws for a bad patch or file:
+ * the result says what happened.
+ */
+export async function applyPatch(
+  patchText: string,
+  options: ApplyPatchOptions,
+): Promise<ApplyPatchResult> {
+  let operations: PatchOperation[];
+  let repairs: string[];
+  try {
+    ({ operations, repairs } = parsePatch(patchText));
+  } catch (error) {
+    return refusedPatch(error, null, []);
+  }
+  try {
+    checkPatchLimits(operations, options.limits ?? DEFAULT_PATCH_LIMITS);
+  } catch (error) {
+    return refusedPatch(error, renderRemainingPatch(operations), repairs);
+  }
+
+  const groups = groupByFile(await resolveTargets(operations, options));
+  const release = await acquireWriteLeases(groups.flatMap((g) => g.items.flatMap(realPaths)));
+  try {
+    const outcomes = await stageGroups(groups, options);
+    const commitNotes = await commitOutcomes(outcomes, options);
+    const result = summarize(outcomes, repairs, options.atomic === true);
+    if (commitNotes.length > 0) result.notes = [...(result.notes ?? []), ...commitNotes];
+    return result;
+  } finally {
+    release();
+  }
+}
+
+/** Resolves every path; an operation whose path is refused becomes a failed group of its own. */
+async function resolveTargets(
+  operations: PatchOperation[],
+  options: ApplyPatchOptions,
+): Promise<FileGroup[]> {
+  const groups: FileGroup[] = [];
+  for (const [index, op] of operations.entries()) {
+    let spelled = op.path;
+    try {
+      const source = await resolveWritePath(options.cwd, op.path, options.allowedSuffixes);
+      const item: TargetedOperation = { index, op, source };
+      if (op.kind === "update" && op.moveTo !== undefined) {
+        spelled = op.moveTo;
+        item.destination = await resolveWritePath(options.cwd, op.moveTo, options.allowedSuffixes);
+      }
+      groups.push({ items: [item] });
+    } catch (error) {
+      const placeholder = { absolute: "", relative: op.path };
+      groups.push({
+        items: [{ index, op, source: placeholder }],
+        failure: toFailure(spelled, error),
+      });
+    }
+  }
+  return groups;
+}
+
+/** Merges groups that share a real path, keeping the patch's order inside each group. */
+function groupByFile(singles: FileGroup[]): FileGroup[] {
+  const merged: FileGroup[] = [];
+  for (const single of singles) {
+    const keys = single.items.flatMap(realPaths);
+    const touching = merged.filter((group) =>
+      group.items.some((item) => realPaths(item).some((key) => keys.includes(key))),
+    );
+    const items = [...touching.flatMap((group) => group.items), ...single.items];
+    items.sort((a, b) => a.index - b.index);
+    const failure = single.failure ?? touching.find((group) => group.failure)?.failure;
+    for (const group of touching) merged.splice(merged.indexOf(group), 1);
+    merged.push(failure === undefined ? { items } : { items, failure });
+  }
+  return merged.sort((a, b) => a.items[0]!.index - b.items[0]!.index);
+}
+
+function realPaths(item: TargetedOperation): string[] {
+  const paths = [item.source.absolute, item.destination?.absolute];
+  return paths.filter((p): p is string => p !== undefined && p !== "");
+}
+
+async function stageGroups(
+  groups: FileGroup[],
+  options: ApplyPatchOptions,
+): Promise<GroupOutcome[]> {
+  const outcomes: GroupOutcome[] = [];
+  for (const group of groups) {
+    if (group.failure !== undefined) {
+      outcomes.push({ group, failure: group.failure });
+      continue;
+    }
+    const staged = new StagedFiles(options);
+    try {
+      for (const item of group.items) await staged.apply(item);
+      outcomes.push({ group, staged });
+    } catch (error) {
+      const failure =
+        error instanceof StagingFailure ? toFailure(error.path, error.error) : toFailure("", error);
+      outcomes.push({ group, failure });
+    }
+  }
+  return outcomes;
+}
+
+/**
+ * Writes the staged groups. Normally each group commits on its own, so one
+ * file's failure does not cancel the others; with `atomic`, all groups commit
+ * as one unit, and only if no group failed.
+ */
+async function commitOutcomes(
+  outcomes: GroupOutcome[],
+  options: ApplyPatchOptions,
+): Promise<string[]> {
+  const runId = options.runId ?? newRunId();
+  const backupDir = options.backupDir ?? path.join(options.cwd, ".agent", "backups", runId);
+  const ready = outcomes.filter((outcome) => outcome.staged !== undefined);
+  const units = options.atomic ? [ready] : ready.map((outcome) => [outcome]);
+  if (options.atomic && ready.length < outcomes.length) units.length = 0;
+
+  const records: BackupRecord[] = [];
+  for (const unit of units) {
+    const files = unit.flatMap((outcome) => outcome.staged!.modified());
+    try {
+      records.push(...(await writeStagedFiles(files, backupDir, options.beforeCommit)));
+      for (const outcome of unit) outcome.written = true;
+    } catch (error) {
+      const failedAt = failedPath(error, files);
+      // The group that owns the failing file reports it; with --atomic the other groups were
+      // only held back, which the result's note says, so they are not listed as failures.
+      const owner = unit.find((outcome) => ownsPath(outcome, failedAt)) ?? unit[0];
+      if (owner !== undefined) owner.failure = toFailure(failedAt, unwrap(error));
+    }
+  }
+  if (records.length === 0) return [];
+  return recordBackups(backupDir, runId, records, options.cwd);
+}
+
+/** Notes for the result: the files are already written, so a manifest error must not hide that. */
+async function recordBackups(
+  backupDir: string,
+  runId: string,
+  records: BackupRecord[],
+  cwd: string,
+): Promise<string[]> {
+  try {
+    await recordInManifest(backupDir, runId, records);
+    return [];
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const where = path.relative(cwd, backupDir) || backupDir;
+    return [
+      `The old bytes were backed up in ${where}, but its manifest.json could not be written ` +
+        `(${reason}), so undo cannot restore this patch.`,
+    ];
+  }
+}
+
+function failedPath(error: unknown, files: StagedFile[]): string {
+  if (error instanceof StagingFailure) return error.path;
+  return files[0]?.target.relative ?? "";
+}
+
+function ownsPath(outcome: GroupOutcome, relative: string): boolean {
+  return [...outcome.staged!.files.values()].some((file) => file.target.relative === relative);
+}
+
+function unwrap(error: unknown): unknown {
+  return error instanceof StagingFailure ? error.error : error;
+}
+
+function summarize(outcomes: GroupOutcome[], repairs: string[], atomic: boolean): ApplyPatchResult {
+  const committed = outcomes.filter((outcome) => outcome.written === true);
+  const failed = outcomes.filter((outcome) => outcome.failure !== undefined);
+  // With --atomic a failure anywhere means nothing was written: every operation remains.
+  const remaining = atomic && failed.length > 0 ? outcomes : failed;
+  const changed = committed.flatMap((outcome) => finalEntries(outcome.staged!));
+  changed.sort((a, b) => a.index - b.index);
+  const notes = committed.flatMap((outcome) => outcome.staged!.notes);
+  if (atomic && failed.length > 0 && outcomes.length > failed.length) {
+    notes.push("--atomic: no file was written because another file in the patch failed.");
+  }
+  const result: ApplyPatchResult = {
+    success: failed.length === 0,
+    files_changed: committed.reduce((sum, outcome) => sum + outcome.staged!.modified().length, 0),
+    changed: changed.map((item) => item.entry),
+    failures: failed.map((outcome) => outcome.failure!),
+    remaining_patch:
+      remaining.length === 0
+        ? null
+        : renderRemainingPatch(
+            remaining
+              .flatMap((outcome) => outcome.group.items)
+              .sort((a, b) => a.index - b.index)
+              .map((item) => item.op),
+          ),
+    repairs,
+  };
+  if (notes.length > 0) result.notes = notes;
+  return result;
+}
+
+/** The changed entries with the hashes of the files as they now are on disk. */
+function finalEntries(staged: StagedFiles): { index: number; entry: ChangedFile }[] {
+  const byPath = new Map([...staged.files.values()].map((file) => [file.target.relative, file]));
+  return staged.changed.map(({ index, entry }) => {
+    const file = byPath.get(entry.path);
+    const from = entry.from === undefined ? file : byPath.get(entry.from);
+    const withHashes: ChangedFile = { ...entry };
+    if (file?.text !== null && file?.text !== undefined) {
+      withHashes.sha256 = sha256(file.text);
+    }
+    const previous = from?.diskHash ?? undefined;
+    if (previous !== undefined) withHashes.previous_sha256 = previous;
+    return { index, entry: withHashes };
+  });
+}
