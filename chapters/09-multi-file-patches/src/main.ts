@@ -14,7 +14,7 @@ import { createModelClient } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";
 import { describeModelError, isAbort } from "./model/model-errors.ts";
 import { newRunId } from "./fs/run-id.ts";
-import { ReadRecord } from "./patch/read-record.ts";
+import { ReadRecord } from "./patch/hash-guard.ts";
 import { collectRunChanges, formatRunChange } from "./patch/run-changes.ts";
 import { toolCallLine } from "./tools/tool-call-line.ts";
 import { answerWithTools, DEFAULT_MAX_ROUNDS } from "./tools/tool-round-trip.ts";

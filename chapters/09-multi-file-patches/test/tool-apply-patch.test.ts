@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ReadRecord } from "../src/patch/read-record.ts";
+import { ReadRecord } from "../src/patch/hash-guard.ts";
 import type { ToolContext } from "../src/tools/define-tool.ts";
 import { applyPatchTool } from "../src/tools/apply-patch-tool.ts";
 import { readFileTool } from "../src/tools/read-file.ts";

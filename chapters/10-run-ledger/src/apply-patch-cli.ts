@@ -12,8 +12,7 @@ import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { applyPatch } from "./patch/apply-patch.ts";
-import type { ApplyPatchResult } from "./patch/patch-result.ts";
+import { applyPatch, type ApplyPatchResult } from "./patch/apply-patch.ts";
 
 const USAGE =
   "usage: apply-patch [--cwd DIR] [--expect PATH=SHA256]... [--atomic] [--json] [FILE|-]";

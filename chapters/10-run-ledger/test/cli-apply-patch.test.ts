@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { main, type CliIo } from "../src/apply-patch-cli.ts";
-import type { ApplyPatchResult } from "../src/patch/patch-result.ts";
+import type { ApplyPatchResult } from "../src/patch/apply-patch.ts";
 import { patch, sha256, tree, workspace } from "./apply-patch-fixtures.ts";
 
 const USAGE =

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { applyHunks } from "../src/patch/apply-hunks.ts";
+import { applyHunks, replaceWholeFile } from "../src/patch/apply-hunks.ts";
 import { parsePatch } from "../src/patch/parse-patch.ts";
 import type { Hunk } from "../src/patch/patch-types.ts";
-import { replaceWholeFile } from "../src/patch/whole-file.ts";
 import { patchOf, refusal } from "./patch-engine-helpers.ts";
 
 /** The hunks of a one-file Update patch built from its hunk lines. */

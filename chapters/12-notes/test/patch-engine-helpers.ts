@@ -1,4 +1,4 @@
-import { PatchError } from "../src/patch/patch-error.ts";
+import { PatchError } from "../src/patch/patch-errors.ts";
 
 /** A patch text from its lines, each ending with "\n". */
 export function patchOf(...lines: string[]): string {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { countChangedLines } from "../src/patch/count-changed-lines.ts";
+import { countChangedLines } from "../src/patch/patch-limits.ts";
 import { parsePatch } from "../src/patch/parse-patch.ts";
-import { renderRemainingPatch } from "../src/patch/remaining-patch.ts";
+import { renderRemainingPatch } from "../src/patch/apply-patch.ts";
 import { patchOf } from "./patch-engine-helpers.ts";
 
 const PATCH = patchOf(

@@ -2,7 +2,7 @@ import { readdir, readFile, realpath, rm, symlink, writeFile } from "node:fs/pro
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyPatch } from "../src/patch/apply-patch.ts";
-import { acquireWriteLeases } from "../src/patch/write-lease.ts";
+import { acquireWriteLeases } from "../src/patch/backups.ts";
 import { patch, sha256, tree, workspace } from "./apply-patch-fixtures.ts";
 
 const updateAtoB = patch("*** Update File: f.txt", "@@", "-a", "+b");

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { applyPatch, type ApplyPatchResult } from "../patch/apply-patch.ts";
-import type { ReadRecord } from "../patch/read-record.ts";
+import type { ReadRecord } from "../patch/hash-guard.ts";
 import { defineTool } from "./define-tool.ts";
 
 export const applyPatchTool = defineTool({

@@ -1,6 +1,6 @@
 import type { ChatCompletionFunctionTool } from "openai/resources/chat/completions";
 import { z } from "zod";
-import type { ReadRecord } from "../patch/read-record.ts";
+import type { ReadRecord } from "../patch/hash-guard.ts";
 
 /** What a tool may do to the world. The loop (chapter 16) asks for approval based on it. */
 export type ToolEffect = "read" | "write" | "execute";

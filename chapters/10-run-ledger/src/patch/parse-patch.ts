@@ -1,16 +1,251 @@
-import { parseHunks, type NumberedLine } from "./parse-hunks.ts";
-import {
-  BEGIN_PATCH,
-  END_OF_FILE,
-  END_PATCH,
-  headerText,
-  isMarker,
-  readHeader,
-  type Header,
-} from "./patch-markers.ts";
-import { PatchError } from "./patch-error.ts";
-import type { ParsedPatch, PatchOperation } from "./patch-types.ts";
-import { unwrapPatch } from "./repair-patch.ts";
+// The apply_patch format, as the parser below reads it (Codex's grammar, written out):
+//
+//   patch      := "*** Begin Patch" NL operation* "*** End Patch" NL?
+//   operation  := add | delete | update
+//   add        := "*** Add File: " path NL ("+" line NL)*
+//   delete     := "*** Delete File: " path NL
+//   update     := "*** Update File: " path NL ("*** Move to: " path NL)? hunk*
+//   hunk       := ("@@" | "@@ " anchor) NL hunk_line+ ("*** End of File" NL)?
+//   hunk_line  := (" " | "-" | "+") line NL
+//
+// Hunks carry no line numbers: they are found by their text (see seek-hunk.ts). The parser
+// also tolerates the mistakes models make most (a fence around the patch, padded markers,
+// a missing "*** "), and reports each repair; anything else is refused with the line number
+// and the exact fix.
+import { PatchError } from "./patch-errors.ts";
+import type { Hunk, ParsedPatch, PatchOperation } from "./patch-types.ts";
+
+/**
+ * Recognising the patch's marker lines. Models pad markers with spaces and drop the
+ * leading "*** " of file headers; both are accepted, with a repair sentence, because the
+ * intent is unambiguous.
+ */
+export const BEGIN_PATCH = "*** Begin Patch";
+export const END_PATCH = "*** End Patch";
+export const END_OF_FILE = "*** End of File";
+
+export type HeaderKind = "add" | "delete" | "update" | "move";
+
+export interface Header {
+  kind: HeaderKind;
+  path: string;
+  /** Set when the header was written in a tolerated, non-canonical form. */
+  repair?: string;
+}
+
+const LABELS: ReadonlyArray<[HeaderKind, string]> = [
+  ["add", "Add File:"],
+  ["delete", "Delete File:"],
+  ["update", "Update File:"],
+  ["move", "Move to:"],
+];
+
+/** The canonical spelling of a header, as it appears in messages and hints. */
+export function headerText(kind: HeaderKind, path: string): string {
+  const label = LABELS.find(([k]) => k === kind)?.[1] ?? "";
+  return `*** ${label} ${path}`;
+}
+
+export function readHeader(line: string, lineNumber: number): Header | undefined {
+  const trimmed = line.trim();
+  const starred = trimmed.startsWith("*** ");
+  const rest = starred ? trimmed.slice(4) : trimmed;
+  for (const [kind, label] of LABELS) {
+    if (!rest.startsWith(label)) continue;
+    const path = rest.slice(label.length).trim();
+    const canonical = headerText(kind, path);
+    if (!starred) {
+      const repair = `Line ${lineNumber}: '${trimmed}' lacked the leading '*** '; it was read as '${canonical}'.`;
+      return { kind, path, repair };
+    }
+    if (line !== trimmed) {
+      return { kind, path, repair: `Line ${lineNumber}: spaces around '${trimmed}' were ignored.` };
+    }
+    return { kind, path };
+  }
+  return undefined;
+}
+
+/** A marker line such as "*** End Patch", allowing spaces around it. */
+export function isMarker(line: string, marker: string): boolean {
+  return line.trim() === marker;
+}
+
+/**
+ * The envelope a model puts around a patch: CRLF line breaks, a Markdown code fence, a
+ * shell heredoc. None of it changes what the patch means, so it is taken off here, before
+ * parsing, and each repair is reported so the model can learn the plain form.
+ */
+export interface UnwrappedPatch {
+  lines: string[];
+  /** 1-based line number, in the text as sent, of `lines[0]`: error messages quote it. */
+  firstLineNumber: number;
+  repairs: string[];
+}
+
+const FENCE_OPEN = /^```[\w-]*$/;
+const FENCE_CLOSE = /^```$/;
+// `<<EOF`, `<<'EOF'`, `<<"EOF"`, `apply_patch <<'PATCH'`, `cat <<-EOF | apply_patch`...
+const HEREDOC_OPEN = /<<-?\s*(['"]?)([A-Za-z_]\w*)\1/;
+
+export function unwrapPatch(text: string): UnwrappedPatch {
+  const repairs: string[] = [];
+  if (text.includes("\r\n")) {
+    repairs.push("The patch used CRLF line breaks; they were read as LF.");
+    text = text.replaceAll("\r\n", "\n");
+  }
+  let lines = text.split("\n");
+  let first = 0;
+  let last = lines.length - 1;
+  const skipBlank = () => {
+    while (first <= last && lines[first]?.trim() === "") first++;
+    while (last >= first && lines[last]?.trim() === "") last--;
+  };
+  skipBlank();
+  // Two rounds: a heredoc inside a code fence is common in chat answers.
+  for (let round = 0; round < 2 && last > first; round++) {
+    const opening = lines[first]?.trim() ?? "";
+    const closing = lines[last]?.trim() ?? "";
+    const heredoc = HEREDOC_OPEN.exec(opening);
+    if (FENCE_OPEN.test(opening) && FENCE_CLOSE.test(closing)) {
+      repairs.push(`The patch was wrapped in a '${opening}' code fence; the fence was removed.`);
+    } else if (heredoc && closing === heredoc[2]) {
+      repairs.push(`The patch was wrapped in a heredoc ('${opening}'); the wrapper was removed.`);
+    } else {
+      break;
+    }
+    first++;
+    last--;
+    skipBlank();
+  }
+  lines = lines.slice(first, last + 1);
+  return { lines, firstLineNumber: first + 1, repairs };
+}
+
+/** A line of an Update section, with its 1-based line number in the patch as sent. */
+export interface NumberedLine {
+  text: string;
+  number: number;
+}
+
+export interface ParsedHunks {
+  hunks: Hunk[];
+  repairs: string[];
+}
+
+// A unified diff's "@@ -12,7 +12,8 @@ function f() {": the numbers are dropped (hunks are
+// found by their lines), and the text after them is a usable anchor.
+const UNIFIED_RANGE = /^-\d+(?:,\d+)? \+\d+(?:,\d+)? @@\s*(.*)$/;
+
+const LINE_HINT =
+  "Start every hunk line with ' ' (unchanged), '-' (removed) or '+' (added), and every " +
+  "hunk with '@@'; an unchanged empty line is a single space.";
+
+interface HunkBuilder {
+  anchors: string[];
+  oldLines: string[];
+  newLines: string[];
+  endOfFile: boolean;
+  text: string[];
+  /** Lines with a ' ', '-' or '+' prefix (or empty) seen so far. */
+  changeLines: number;
+}
+
+function newBuilder(): HunkBuilder {
+  return { anchors: [], oldLines: [], newLines: [], endOfFile: false, text: [], changeLines: 0 };
+}
+
+function toHunk(builder: HunkBuilder): Hunk {
+  return {
+    anchors: builder.anchors,
+    oldLines: builder.oldLines,
+    newLines: builder.newLines,
+    endOfFile: builder.endOfFile,
+    patchText: builder.text.map((line) => `${line}\n`).join(""),
+  };
+}
+
+/**
+ * Parses the body of an Update section into hunks. As in Codex, the first hunk may omit
+ * its "@@" line and an empty line counts as an empty unchanged line. Unlike Codex, several
+ * "@@ anchor" lines in a row are accepted: they narrow the search step by step.
+ */
+export function parseHunks(lines: readonly NumberedLine[], path: string): ParsedHunks {
+  const hunks: Hunk[] = [];
+  const repairs: string[] = [];
+  let current = newBuilder();
+  // After "*** End of File" the next hunk must open with "@@": nothing can follow the end.
+  let afterEndOfFile = false;
+  const finish = () => {
+    if (current.changeLines > 0) hunks.push(toHunk(current));
+    current = newBuilder();
+  };
+  for (const { text, number } of lines) {
+    const trimmed = text.trim();
+    if (trimmed.startsWith("@@")) {
+      if (current.changeLines > 0) finish();
+      afterEndOfFile = false;
+      const anchor = readAnchor(trimmed, number, repairs);
+      if (anchor !== "") current.anchors.push(anchor);
+      current.text.push(text);
+      continue;
+    }
+    if (isMarker(text, END_OF_FILE)) {
+      if (current.changeLines === 0) {
+        throw new PatchError(
+          "invalid_patch",
+          `Line ${number}: '${END_OF_FILE}' in the update of '${path}' does not follow any hunk lines.`,
+          `Put '${END_OF_FILE}' right after the last line of the hunk that ends the file, or remove it.`,
+        );
+      }
+      current.endOfFile = true;
+      current.text.push(text);
+      finish();
+      afterEndOfFile = true;
+      continue;
+    }
+    const prefix = text[0] ?? "";
+    if (text !== "" && prefix !== " " && prefix !== "-" && prefix !== "+") {
+      throw new PatchError(
+        "invalid_patch",
+        `Line ${number}: unexpected line '${text}' in the update of '${path}'.`,
+        LINE_HINT,
+      );
+    }
+    if (afterEndOfFile) {
+      throw new PatchError(
+        "invalid_patch",
+        `Line ${number}: a hunk line follows '${END_OF_FILE}' in the update of '${path}'.`,
+        `Start a new hunk with an '@@' line after '${END_OF_FILE}', or move the line above it.`,
+      );
+    }
+    const body = text.slice(1);
+    if (prefix !== "+") current.oldLines.push(body);
+    if (prefix !== "-") current.newLines.push(body);
+    current.changeLines++;
+    current.text.push(text);
+  }
+  if (current.changeLines === 0 && current.anchors.length > 0) {
+    const last = lines.at(-1)?.number ?? 0;
+    throw new PatchError(
+      "invalid_patch",
+      `Line ${last}: the last hunk in the update of '${path}' has an '@@' line but no hunk lines.`,
+      `Add the hunk's lines after its '@@' line: ' ' unchanged, '-' removed, '+' added.`,
+    );
+  }
+  finish();
+  return { hunks, repairs };
+}
+
+function readAnchor(trimmed: string, number: number, repairs: string[]): string {
+  const anchor = trimmed.slice(2).trim();
+  const unified = UNIFIED_RANGE.exec(anchor);
+  if (!unified) return anchor;
+  repairs.push(
+    `Line ${number}: the line numbers in '${trimmed}' were ignored; hunks are found by their lines.`,
+  );
+  return (unified[1] ?? "").trim();
+}
 
 const FORMAT_HINT =
   `Send the patch in this form: '${BEGIN_PATCH}' alone on the first line, then sections ` +

@@ -1,7 +1,7 @@
 import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
 import { resolveWorkspacePath, WorkspacePathError } from "../fs/workspace-path.ts";
-import { PatchError } from "./patch-error.ts";
+import { PatchError } from "./patch-errors.ts";
 
 /**
  * Reading may follow a symlink that stays inside the workspace; writing may not.

@@ -9,7 +9,7 @@ import {
 } from "../fs/atomic-write.ts";
 import { backUpFile, type BackupRecord } from "./backups.ts";
 import { checkUnchanged } from "./hash-guard.ts";
-import { PatchError } from "./patch-error.ts";
+import { PatchError } from "./patch-errors.ts";
 import { StagingFailure, type StagedFile } from "./staged-files.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { PatchError } from "./patch-error.ts";
+import { PatchError } from "./patch-errors.ts";
 
 /**
  * The hash guard: a patch is written against the bytes its author saw. The

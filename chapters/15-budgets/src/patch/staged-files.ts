@@ -1,7 +1,9 @@
 import { isUtf8 } from "node:buffer";
 import { readFile, stat } from "node:fs/promises";
 import { sha256 } from "../fs/file-hash.ts";
-import { applyHunks } from "./apply-hunks.ts";
+import { applyHunks, replaceWholeFile } from "./apply-hunks.ts";
+import type { ChangedFile } from "./apply-patch.ts";
+import { checkPrecondition } from "./hash-guard.ts";
 import {
   fileExists,
   fileNotFound,
@@ -10,10 +12,7 @@ import {
   notRead,
   notText,
   type FileAction,
-} from "./file-refusals.ts";
-import { replaceWholeFile } from "./whole-file.ts";
-import { checkPrecondition } from "./hash-guard.ts";
-import type { ChangedFile } from "./patch-result.ts";
+} from "./patch-errors.ts";
 import type { PatchOperation } from "./patch-types.ts";
 import type { WritePath } from "./write-path.ts";
 

@@ -1,4 +1,4 @@
-import { countChangedLines } from "../patch/count-changed-lines.ts";
+import { countChangedLines } from "../patch/patch-limits.ts";
 import { parsePatch } from "../patch/parse-patch.ts";
 import type { PatchOperation } from "../patch/patch-types.ts";
 import type { AnyTool } from "../tools/define-tool.ts";

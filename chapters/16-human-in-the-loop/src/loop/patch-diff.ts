@@ -1,6 +1,6 @@
 import { color } from "@build-agent/shared/terminal";
 import { parsePatch } from "../patch/parse-patch.ts";
-import type { ApplyPatchResult } from "../patch/patch-result.ts";
+import type { ApplyPatchResult } from "../patch/apply-patch.ts";
 import type { PatchOperation } from "../patch/patch-types.ts";
 
 /**
