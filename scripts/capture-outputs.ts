@@ -47,6 +47,10 @@ export const DEMOS: Record<string, Demo> = {
   },
   "03-tools": { args: ["What does the README of this repository say?"] },
   "04-workspace-search": { args: ["What is this repository, and how is it organised?"] },
+  "05-patch-format": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
+  "06-finding-hunks": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
+  "07-hash-guard": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
+  "08-safe-writes": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
   "09-multi-file-patches": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
   "10-run-ledger": {
     args: ["The total with a coupon is wrong. Find the bug and fix it."],

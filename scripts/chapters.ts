@@ -1,6 +1,7 @@
 // Keeps the chapter snapshots honest.
 //
-//   pnpm chapters:check   fails when a chapter differs from the previous one outside its lesson
+//   pnpm chapters:check   fails when a chapter differs from the previous one outside its lesson,
+//                         or when its src/ changes more lines than one lesson should (700)
 //   pnpm chapters:sync    carries every non-lesson file forward from chapter N-1 to N, in order
 //
 // Each chapter's chapter.json lists the files its lesson adds, changes or deletes. Everything else
@@ -11,6 +12,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
+import { changedSrcLines, MAX_LESSON_LINES } from "./lib/chapter-diff.ts";
 import {
   ROOT,
   isLessonPath,
@@ -89,6 +91,17 @@ function check(): number {
       }
     }
   }
+  const sizes: string[] = [];
+  for (const [prev, next] of pairs()) {
+    const size = changedSrcLines(prev.dir, next.dir);
+    sizes.push(`${prev.number}→${next.number} ${size}`);
+    if (size > MAX_LESSON_LINES) {
+      problems.push(
+        `chapter ${next.number}'s src changes ${size} lines against chapter ${prev.number}'s, over the ${MAX_LESSON_LINES} of one lesson: split it (see \`pnpm diff ${prev.number} ${next.number}\`).`,
+      );
+    }
+  }
+  console.log(`changed src lines per chapter: ${sizes.join(", ")}`);
   if (problems.length > 0) {
     console.error(
       `chapters:check found ${problems.length} problem(s):\n- ${problems.join("\n- ")}`,

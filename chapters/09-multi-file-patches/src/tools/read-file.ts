@@ -38,7 +38,7 @@ export const readFileTool = defineTool({
   }),
   async execute(args, context) {
     const view = await viewFile(context.cwd, args.path, args);
-    // Only a full read lets the agent patch the file (see read-record.ts).
+    // Only a full read lets the agent patch the file (see hash-guard.ts).
     if (view.fullRead) context.readRecord?.record(view.path, view.sha256);
     return view.text;
   },

@@ -35,10 +35,9 @@ export interface ToolRoundTripResult {
 }
 
 /**
- * Asks the model, runs the tools it asks for, sends the results back, and
- * repeats until it answers in text. The harness, not the model, runs the
- * tools: the model only ever sees their results. Chapter 16 grows this into
- * the Agent Loop with budgets, approval and interruption.
+ * Asks the model, runs the tools it asks for, sends the results back, and repeats until it
+ * answers in text. The harness, not the model, runs the tools: the model only sees their
+ * results. Chapter 14 grows this into the Agent Loop, with budgets and approval after it.
  */
 export async function answerWithTools(options: ToolRoundTripOptions): Promise<ToolRoundTripResult> {
   const { tools, context, maxRounds = DEFAULT_MAX_ROUNDS } = options;

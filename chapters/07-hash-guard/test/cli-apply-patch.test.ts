@@ -1,0 +1,189 @@
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { main, type CliIo } from "../src/apply-patch-cli.ts";
+import { patch, sha256, tree, workspace } from "./apply-patch-fixtures.ts";
+
+const USAGE = "usage: apply-patch [--cwd DIR] [--expect PATH=SHA256]... [FILE|-]\n";
+
+/** Runs main() in-process with captured output; `stdin` undefined stands for a terminal. */
+async function run(argv: string[], stdin?: string) {
+  let stdout = "";
+  let stderr = "";
+  const io: CliIo = {
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+    readStdin: async () => stdin,
+  };
+  const status = await main(argv, io);
+  return { status, stdout, stderr };
+}
+
+describe("apply-patch CLI", () => {
+  it("prints Codex's summary: added, then modified, then deleted", async () => {
+    const root = await workspace({ "mod.txt": "a\n", "gone.txt": "g\n" });
+    const text = patch(
+      "*** Delete File: gone.txt",
+      "*** Update File: mod.txt",
+      "@@",
+      "-a",
+      "+b",
+      "*** Add File: new.txt",
+      "+n",
+    );
+    const result = await run(["--cwd", root, text]);
+    expect(result).toEqual({
+      status: 0,
+      stdout: "Success. Updated the following files:\nA new.txt\nM mod.txt\nD gone.txt\n",
+      stderr: "",
+    });
+    expect(await tree(root)).toEqual({ "mod.txt": "b\n", "new.txt": "n\n" });
+  });
+
+  it("reads the patch from a FILE, from stdin with '-', and from stdin when no argument is given", async () => {
+    const root = await workspace({ "f.txt": "1\n" });
+    const file = path.join(root, "p.patch.txt");
+    await writeFile(file, patch("*** Update File: f.txt", "@@", "-1", "+2"));
+    expect((await run(["--cwd", root, file])).status).toBe(0);
+    expect(
+      (await run(["--cwd", root, "-"], patch("*** Update File: f.txt", "@@", "-2", "+3"))).status,
+    ).toBe(0);
+    expect(
+      (await run(["--cwd", root], patch("*** Update File: f.txt", "@@", "-3", "+4"))).status,
+    ).toBe(0);
+    expect((await tree(root))["f.txt"]).toBe("4\n");
+  });
+
+  it("reports a failure on stderr: what failed, and that nothing was written", async () => {
+    const root = await workspace({ "a.txt": "a\n" });
+    const text = patch("*** Update File: a.txt", "@@", "-a", "+A", "*** Delete File: missing.txt");
+    const result = await run(["--cwd", root, text]);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toBe(
+      [
+        "error [file_not_found] missing.txt: Cannot delete missing.txt: the file does not exist.",
+        "  hint: Check the path with list_files; if the file is already gone, drop this Delete File from the patch.",
+        "No files were modified.",
+        "",
+      ].join("\n"),
+    );
+    expect(await tree(root)).toEqual({ "a.txt": "a\n" });
+  });
+
+  it("says when no file was modified", async () => {
+    const root = await workspace();
+    const result = await run(["--cwd", root, "*** Begin Patch\n*** End Patch\n"]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("error [invalid_patch]");
+    expect(result.stderr).toContain("No files were modified.\n");
+  });
+
+  it("guards with --expect PATH=SHA256: a match applies, by normalised path and any case", async () => {
+    const root = await workspace({ "f.txt": "a\n" });
+    const text = patch("*** Update File: f.txt", "@@", "-a", "+b");
+    const fresh = await run([
+      "--cwd",
+      root,
+      "--expect",
+      `./f.txt=${sha256("a\n").toUpperCase()}`,
+      text,
+    ]);
+    expect(fresh).toEqual({
+      status: 0,
+      stdout: "Success. Updated the following files:\nM f.txt\n",
+      stderr: "",
+    });
+    expect(await tree(root)).toEqual({ "f.txt": "b\n" });
+  });
+
+  it("refuses a mismatched --expect with file_changed and the current hash, exit 1, nothing written", async () => {
+    const root = await workspace({ "f.txt": "a\n" });
+    const text = patch("*** Update File: f.txt", "@@", "-a", "+b");
+    const stale = sha256("x");
+    const current = sha256("a\n");
+    const result = await run(["--cwd", root, "--expect", `f.txt=${stale}`, text]);
+    expect(result).toEqual({
+      status: 1,
+      stdout: "",
+      stderr: [
+        `error [file_changed] f.txt: f.txt has changed since it was last read: expected sha256 ${stale}, found ${current}.`,
+        "  hint: Read f.txt again and rebuild the patch against its current contents.",
+        `  current sha256: ${current}`,
+        "No files were modified.",
+        "",
+      ].join("\n"),
+    });
+    expect(await tree(root, true)).toEqual({ "f.txt": "a\n" });
+  });
+
+  it.each([
+    [["--bogus"], "apply-patch: Unknown option '--bogus'"],
+    [
+      ["--expect", "f.txt"],
+      "apply-patch: --expect f.txt: write it as PATH=SHA256, the file's path and the 64 hex digits of its SHA-256 (sha256sum prints them).",
+    ],
+    [
+      ["a", "b"],
+      'apply-patch: expected at most one patch (FILE, "-" or the patch text), got 2 arguments. Quote the patch text as one argument.',
+    ],
+    [["no-such-file.patch"], "apply-patch: no such patch file: no-such-file.patch"],
+    [[], "apply-patch: no patch given: pass FILE, or pipe the patch into stdin."],
+  ])("exits 2 with the usage line for %j", async (argv, message) => {
+    const root = await workspace();
+    const result = await run(["--cwd", root, ...argv]);
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr.startsWith(message)).toBe(true);
+    expect(result.stderr.endsWith(USAGE)).toBe(true);
+  });
+
+  it("exits 2 when --cwd is not a directory, and 0 with the usage for --help", async () => {
+    const missing = path.join(await workspace(), "nope");
+    const bad = await run(["--cwd", missing, "-"], patch("*** Add File: x.txt", "+x"));
+    expect(bad).toEqual({
+      status: 2,
+      stdout: "",
+      stderr: `apply-patch: --cwd ${missing} is not an existing directory.\n${USAGE}`,
+    });
+    expect(await run(["--help"])).toEqual({ status: 0, stdout: USAGE, stderr: "" });
+  });
+});
+
+describe("apply-patch as a program", () => {
+  const cli = fileURLToPath(new URL("../src/apply-patch-cli.ts", import.meta.url));
+  // Resolved here: `--import tsx` alone would be looked up from the temp workspace.
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+  const spawnCli = (args: string[], cwd: string, stdin: string) =>
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, ["--import", tsx, cli, ...args], { cwd });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+      child.on("error", reject);
+      child.on("close", (status) => resolve({ status, stdout, stderr }));
+      child.stdin.end(stdin);
+    });
+
+  it("takes the patch as one argv argument in its cwd, as Codex's harness calls it", async () => {
+    const root = await workspace({ "f.txt": "a\n" });
+    const result = await spawnCli([patch("*** Update File: f.txt", "@@", "-a", "+b")], root, "");
+    expect(result).toEqual({
+      status: 0,
+      stdout: "Success. Updated the following files:\nM f.txt\n",
+      stderr: "",
+    });
+    expect((await tree(root))["f.txt"]).toBe("b\n");
+  });
+
+  it("reads stdin and sets the exit status", async () => {
+    const root = await workspace();
+    const failed = await spawnCli([], root, patch("*** Delete File: missing.txt"));
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toMatch(/^error \[file_not_found\] missing\.txt: /);
+  });
+});
