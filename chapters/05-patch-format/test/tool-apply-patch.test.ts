@@ -50,6 +50,9 @@ describe("apply_patch tool", () => {
   it("refuses a patch whose lines are not in the file, and changes nothing", async () => {
     await put("cart.mjs", FIXED);
     const outcome = await call(workspace.context(), "apply_patch", { patch: FIX_PATCH });
+    // The harness reads the verdict and the code from the result, never from the text.
+    expect(outcome.ok).toBe(false);
+    expect(outcome.code).toBe("context_not_found");
     expect(outcome.summary).toBe(
       "Patch not applied, no file changed. Failed: cart.mjs: context_not_found. Follow each failure's hint, then send the patch again.",
     );

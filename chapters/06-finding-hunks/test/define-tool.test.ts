@@ -14,7 +14,7 @@ describe("defineTool and toOpenAITool", () => {
     }),
     async execute(args) {
       // args is typed from the schema: text is a string, times a number (default applied).
-      return args.text.repeat(args.times);
+      return { ok: true, content: args.text.repeat(args.times) };
     },
   });
 

@@ -116,6 +116,9 @@ describe("apply_patch tool", () => {
     await put("cart.mjs", edited);
 
     const outcome = await call(context, "apply_patch", { patch: FIX_PATCH });
+    // The harness reads the verdict and the code from the result, never from the text.
+    expect(outcome.ok).toBe(false);
+    expect(outcome.code).toBe("file_changed");
     expect(outcome.result).toMatchObject({
       success: false,
       failures: [{ path: "cart.mjs", code: "file_changed", current_sha256: hashOf(edited) }],

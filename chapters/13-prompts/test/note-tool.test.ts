@@ -141,6 +141,7 @@ describe("note tool errors (read by the model: pinned)", () => {
       content:
         'Error [note_not_found]: Note "0042-missing" not found. Existing note ids: 0001-a.\n' +
         'Hint: Call note again with one of those ids, or with action "list".',
+      code: "note_not_found",
     });
   });
 

@@ -7,7 +7,7 @@ import { RunLedger } from "../src/ledger/run-ledger.ts";
 import { addMessages, startConversation } from "../src/context/conversation.ts";
 import { runAgentLoop } from "../src/loop/agent-loop.ts";
 import { createModelClient } from "../src/model/model-client.ts";
-import { defineTool } from "../src/tools/define-tool.ts";
+import { defineTool, type ToolResult } from "../src/tools/define-tool.ts";
 import { sha256 } from "../src/fs/file-hash.ts";
 import { runToolCall } from "../src/tools/run-tool-call.ts";
 import { workspaceTools } from "../src/tools/workspace-tools.ts";
@@ -176,7 +176,7 @@ describe("every tool call gets exactly one result", () => {
       schema: z.object({ path: z.string() }),
       execute: async ({ path }) => {
         if (path.endsWith("format.mjs")) throw new Error("disk on fire");
-        return "ok";
+        return { ok: true, content: "ok" };
       },
     });
     const run = await fixture.run({ tools: () => [brokenRead], maxSteps: 1 });
@@ -267,7 +267,7 @@ describe("Ctrl-C", () => {
       effect: "read",
       schema: z.object({ path: z.string() }),
       execute: (_args, context) =>
-        new Promise<string>((_resolve, reject) => {
+        new Promise<ToolResult>((_resolve, reject) => {
           context.signal.addEventListener("abort", () => reject(new Error("aborted")));
           if (++started === 2) controller.abort();
         }),

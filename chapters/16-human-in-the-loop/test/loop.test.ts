@@ -9,7 +9,7 @@ import { runAgentLoop } from "../src/loop/agent-loop.ts";
 import { createApprover } from "../src/loop/approval.ts";
 import { BudgetTracker, DEFAULT_BUDGETS } from "../src/loop/budgets.ts";
 import { createModelClient } from "../src/model/model-client.ts";
-import { defineTool } from "../src/tools/define-tool.ts";
+import { defineTool, type ToolResult } from "../src/tools/define-tool.ts";
 import { sha256 } from "../src/fs/file-hash.ts";
 import { runToolCall } from "../src/tools/run-tool-call.ts";
 import { workspaceTools } from "../src/tools/workspace-tools.ts";
@@ -204,7 +204,7 @@ describe("every tool call gets exactly one result", () => {
       schema: z.object({ path: z.string() }),
       execute: async ({ path }) => {
         if (path.endsWith("format.mjs")) throw new Error("disk on fire");
-        return "ok";
+        return { ok: true, content: "ok" };
       },
     });
     const run = await fixture.run({ tools: () => [brokenRead], budgets: { maxSteps: 1 } });
@@ -318,6 +318,7 @@ describe("approval of risky patches", () => {
       content:
         "Error [not_approved]: This patch deletes README.md, which needs the user's approval, and the user declined it.\n" +
         "Hint: Nothing was written. Make a smaller change that needs no approval (no deleted files, fewer than 6 file operations, fewer than 400 changed lines), or finish and ask the user how to proceed.",
+      code: "not_approved",
     });
     expect(run.ledger.toolCalls().at(-1)).toMatchObject({ outcome: "error", code: "not_approved" });
   });
@@ -361,7 +362,7 @@ describe("Ctrl-C", () => {
       effect: "read",
       schema: z.object({ path: z.string() }),
       execute: (_args, context) =>
-        new Promise<string>((_resolve, reject) => {
+        new Promise<ToolResult>((_resolve, reject) => {
           context.signal.addEventListener("abort", () => reject(new Error("aborted")));
           if (++started === 2) controller.abort();
         }),

@@ -15,7 +15,7 @@ const greet = defineTool({
     if (args.name === "boom") throw new Error("the greeter broke");
     if (args.name === "nobody")
       throw new ToolError("no_one", "There is nobody to greet.", "Pass a real name.");
-    return `Hello, ${args.name}!`.repeat(args.times ?? 1);
+    return { ok: true, content: `Hello, ${args.name}!`.repeat(args.times ?? 1) };
   },
 });
 const tools = [greet, defineTool({ ...greet, name: "wave" })];
@@ -81,6 +81,29 @@ describe("runToolCall", () => {
       tool_call_id: "call_1",
       content: "Error [no_one]: There is nobody to greet.\nHint: Pass a real name.",
       ok: false,
+      code: "no_one",
+    });
+  });
+
+  it("hands the harness a tool's own verdict and code, not only its text", async () => {
+    const picky = defineTool({
+      ...greet,
+      name: "picky",
+      async execute() {
+        return { ok: false, content: "Not today: try tomorrow.", code: "not_today" };
+      },
+    });
+    expect(
+      await runToolCall(
+        [picky],
+        { id: "call_2", function: { name: "picky", arguments: '{"name":"Ada"}' } },
+        { cwd: ".", signal: new AbortController().signal },
+      ),
+    ).toEqual({
+      tool_call_id: "call_2",
+      ok: false,
+      content: "Not today: try tomorrow.",
+      code: "not_today",
     });
   });
 

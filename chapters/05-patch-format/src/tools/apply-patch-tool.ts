@@ -24,7 +24,11 @@ export const applyPatchTool = defineTool({
   }),
   async execute(args, context) {
     const result = await applyPatch(args.patch, { cwd: context.cwd });
-    return `${summarizePatchResult(result)}\n${JSON.stringify(result)}`;
+    return {
+      ok: result.success,
+      content: `${summarizePatchResult(result)}\n${JSON.stringify(result)}`,
+      code: result.failures[0]?.code,
+    };
   },
 });
 

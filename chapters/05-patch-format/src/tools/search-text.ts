@@ -44,10 +44,14 @@ export const searchTextTool = defineTool({
       });
     }
     const scope = describeScope(folder, args.glob);
-    if (found.length === 0)
-      return `No matches for "${args.query}" in ${searched} file(s) ${scope}.`;
+    if (found.length === 0) {
+      return {
+        ok: true,
+        content: `No matches for "${args.query}" in ${searched} file(s) ${scope}.`,
+      };
+    }
     if (hidden > 0) found.push(`... ${hidden} more matches not shown; narrow with glob or path`);
-    return found.join("\n");
+    return { ok: true, content: found.join("\n") };
   },
 });
 

@@ -11,6 +11,14 @@ export interface ToolContext {
   signal: AbortSignal;
 }
 
+/** What a tool call came to: the model reads `content`, the harness `ok` and `code`. */
+export interface ToolResult {
+  ok: boolean;
+  content: string;
+  /** A stable error code when `ok` is false, e.g. `file_not_found`. */
+  code?: string;
+}
+
 /**
  * A tool is its schema plus a function. The zod schema is the single source
  * of truth: it types `execute`'s arguments and becomes the JSON schema the
@@ -21,8 +29,8 @@ export interface Tool<Schema extends z.ZodObject = z.ZodObject> {
   description: string;
   effect: ToolEffect;
   schema: Schema;
-  /** Returns the text the model reads as the tool result. */
-  execute(args: z.output<Schema>, context: ToolContext): Promise<string>;
+  /** Does the work; a failure the model can act on may be thrown as a ToolError. */
+  execute(args: z.output<Schema>, context: ToolContext): Promise<ToolResult>;
 }
 
 /** Any tool, whatever its arguments; what registries and loops hold. */

@@ -37,7 +37,7 @@ export const readFileTool = defineTool({
     limit: z.number().int().min(1).optional().describe("How many lines to show"),
   }),
   async execute(args, context) {
-    return (await viewFile(context.cwd, args.path, args)).text;
+    return { ok: true, content: (await viewFile(context.cwd, args.path, args)).text };
   },
 });
 

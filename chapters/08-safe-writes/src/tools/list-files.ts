@@ -38,10 +38,10 @@ export const listFilesTool = defineTool({
       else hidden++;
     }
     const scope = describeScope(folder, args.glob);
-    if (files.length === 0) return `No files found ${scope}.`;
+    if (files.length === 0) return { ok: true, content: `No files found ${scope}.` };
     const lines = [`${files.length + hidden} file(s) ${scope}:`, ...files];
     if (hidden > 0) lines.push(`... ${hidden} more files not shown; narrow with glob or path`);
-    return lines.join("\n");
+    return { ok: true, content: lines.join("\n") };
   },
 });
 

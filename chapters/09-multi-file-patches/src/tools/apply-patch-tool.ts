@@ -35,7 +35,11 @@ export const applyPatchTool = defineTool({
       runId: context.runId,
     });
     if (record) rememberWrites(record, result);
-    return `${summarizePatchResult(result)}\n${JSON.stringify(result)}`;
+    return {
+      ok: result.success,
+      content: `${summarizePatchResult(result)}\n${JSON.stringify(result)}`,
+      code: result.failures[0]?.code,
+    };
   },
 });
 

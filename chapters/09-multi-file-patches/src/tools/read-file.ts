@@ -40,7 +40,7 @@ export const readFileTool = defineTool({
     const view = await viewFile(context.cwd, args.path, args);
     // Only a full read lets the agent patch the file (see hash-guard.ts).
     if (view.fullRead) context.readRecord?.record(view.path, view.sha256);
-    return view.text;
+    return { ok: true, content: view.text };
   },
 });
 

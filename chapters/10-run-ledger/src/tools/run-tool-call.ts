@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { AnyTool, ToolContext } from "./define-tool.ts";
+import type { AnyTool, ToolContext, ToolResult } from "./define-tool.ts";
 import { ToolError } from "./tool-error.ts";
 import { WorkspacePathError } from "../fs/workspace-path.ts";
 
@@ -10,11 +10,8 @@ export interface ToolCallRequest {
 }
 
 /** A tool result, ready to become a `role: "tool"` message. */
-export interface ToolCallResult {
+export interface ToolCallResult extends ToolResult {
   tool_call_id: string;
-  content: string;
-  /** False when the call failed; the content then says why and what to do. */
-  ok: boolean;
 }
 
 /**
@@ -27,7 +24,12 @@ export async function runToolCall(
   call: ToolCallRequest,
   context: ToolContext,
 ): Promise<ToolCallResult> {
-  const failed = (content: string) => ({ tool_call_id: call.id, content, ok: false });
+  const failed = (content: string, code?: string) => ({
+    tool_call_id: call.id,
+    ok: false,
+    content,
+    code,
+  });
   const name = call.function.name;
 
   const tool = tools.find((candidate) => candidate.name === name);
@@ -53,11 +55,10 @@ export async function runToolCall(
   }
 
   try {
-    const content = await tool.execute(validated.data, context);
-    return { tool_call_id: call.id, content, ok: true };
+    return { tool_call_id: call.id, ...(await tool.execute(validated.data, context)) };
   } catch (error) {
     if (context.signal.aborted) throw error;
-    return failed(describeFailure(name, error));
+    return failed(describeFailure(name, error), errorCode(error));
   }
 }
 
@@ -79,6 +80,10 @@ function renderIssues(issues: readonly z.core.$ZodIssue[]): string {
       return `- ${field}: ${issue.message}`;
     })
     .join("\n");
+}
+
+function errorCode(error: unknown): string | undefined {
+  return error instanceof ToolError || error instanceof WorkspacePathError ? error.code : undefined;
 }
 
 function describeFailure(name: string, error: unknown): string {

@@ -36,7 +36,11 @@ export const applyPatchTool = defineTool({
       runId: ledger?.runId,
     });
     if (ledger) await recordWrites(ledger, result);
-    return `${summarizePatchResult(result)}\n${JSON.stringify(result)}`;
+    return {
+      ok: result.success,
+      content: `${summarizePatchResult(result)}\n${JSON.stringify(result)}`,
+      code: result.failures[0]?.code,
+    };
   },
 });
 
@@ -74,18 +78,4 @@ export function summarizePatchResult(result: ApplyPatchResult): string {
     return `Patch partly applied: ${changed} changed; failed: ${failed}. Fix the failures (see hint) and apply remaining_patch.`;
   }
   return `Patch not applied, no file changed. Failed: ${failed}. Follow each failure's hint, then send the patch again.`;
-}
-
-/**
- * The result back from apply_patch's output (the summary line, then the JSON);
- * undefined for any other text. The harness reads it to judge the call and to
- * show what was written.
- */
-export function readPatchToolOutput(content: string): ApplyPatchResult | undefined {
-  if (!/^Patch (applied|partly applied|not applied)\b/.test(content)) return undefined;
-  try {
-    return JSON.parse(content.slice(content.indexOf("\n") + 1)) as ApplyPatchResult;
-  } catch {
-    return undefined;
-  }
 }

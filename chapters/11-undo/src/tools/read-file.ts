@@ -41,7 +41,7 @@ export const readFileTool = defineTool({
     // Every read goes into the ledger; only a full one lets the agent patch
     // the file (see RunLedger.lastKnownHash).
     await context.ledger?.recordRead(view.path, view.sha256, { full: view.fullRead });
-    return view.text;
+    return { ok: true, content: view.text };
   },
 });
 

@@ -5,7 +5,6 @@ import type { ChatResult } from "../model/stream-assembler.ts";
 import { streamWithRetry } from "../model/stream-with-retry.ts";
 import { toOpenAITool, type AnyTool, type ToolContext } from "./define-tool.ts";
 import { runToolCall, type ToolCallRequest, type ToolCallResult } from "./run-tool-call.ts";
-import { judgeOutcome } from "./tool-outcome.ts";
 
 export const DEFAULT_MAX_ROUNDS = 8;
 
@@ -82,7 +81,8 @@ export async function answerWithTools(options: ToolRoundTripOptions): Promise<To
       await context.ledger?.recordToolCall({
         tool: call.function.name,
         callId: call.id,
-        ...judgeOutcome(outcome),
+        outcome: outcome.ok ? "ok" : "error",
+        code: outcome.code,
       });
       options.onToolCall?.(call, outcome);
       conversation = addMessages(conversation, {

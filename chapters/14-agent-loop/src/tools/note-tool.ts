@@ -63,7 +63,7 @@ export const noteTool = defineTool({
     // The harness hands over the run's notebook; without one, the workspace's.
     const store = context.notes ?? new NoteStore(context.cwd);
     try {
-      return await runRequest(store, request);
+      return { ok: true, content: await runRequest(store, request) };
     } catch (error) {
       if (error instanceof NoteNotFoundError) {
         throw new ToolError(

@@ -2,7 +2,6 @@ import type { RunLedger } from "../ledger/run-ledger.ts";
 import type { NoteStore } from "../notes/note-store.ts";
 import type { AnyTool } from "../tools/define-tool.ts";
 import { runToolCall, type ToolCallRequest, type ToolCallResult } from "../tools/run-tool-call.ts";
-import { judgeOutcome } from "../tools/tool-outcome.ts";
 
 export interface ToolRunnerOptions {
   tools: readonly AnyTool[];
@@ -34,9 +33,13 @@ export function createToolRunner(options: ToolRunnerOptions) {
       throw error;
     }
     // A tool that returned did not necessarily work: a patch that failed is
-    // returned, not thrown. The ledger and the status line get the verdict.
-    const judged = judgeOutcome(result);
-    await ledger.recordToolCall({ tool: call.function.name, callId: call.id, ...judged });
-    return { ...result, ok: judged.outcome === "ok" };
+    // returned, not thrown, and its result's ok and code say so.
+    await ledger.recordToolCall({
+      tool: call.function.name,
+      callId: call.id,
+      outcome: result.ok ? "ok" : "error",
+      code: result.code,
+    });
+    return result;
   };
 }

@@ -1,6 +1,5 @@
 import { color } from "@build-agent/shared/terminal";
 import { toolCallLine } from "../tools/tool-call-line.ts";
-import { readPatchToolOutput } from "../tools/apply-patch-tool.ts";
 import type { ToolCallRequest, ToolCallResult } from "../tools/run-tool-call.ts";
 import type { LoopEvents } from "./agent-loop.ts";
 import { renderPatchDiff } from "./patch-diff.ts";
@@ -75,7 +74,7 @@ export class TerminalUi {
 }
 
 function patchDiff(call: ToolCallRequest, result: ToolCallResult): string {
-  const applied = readPatchToolOutput(result.content);
+  const applied = result.patch;
   if (applied === undefined || applied.changed.length === 0) return "";
   let patch: unknown;
   try {
@@ -98,6 +97,7 @@ function describeToolCall(call: ToolCallRequest, result: ToolCallResult): string
     ? "→ apply_patch (patch found in the answer text)"
     : "→ apply_patch";
   const first = result.content.split("\n")[0] ?? "";
-  const status = first.startsWith("Patch ") ? first : `failed: ${first}`;
+  // A patch result's first line is its summary; anything else is an error thrown before it.
+  const status = result.patch ? first : `failed: ${first}`;
   return `${color.cyan(label)}  ${(result.ok ? color.green : color.red)(status)}`;
 }

@@ -1,6 +1,7 @@
 import type { ChatCompletionFunctionTool } from "openai/resources/chat/completions";
 import { z } from "zod";
 import type { RunLedger } from "../ledger/run-ledger.ts";
+import type { ApplyPatchResult } from "../patch/apply-patch.ts";
 import type { NoteStore } from "../notes/note-store.ts";
 
 /** What a tool may do to the world. The loop (chapter 16) asks for approval based on it. */
@@ -21,6 +22,16 @@ export interface ToolContext {
   notes?: NoteStore;
 }
 
+/** What a tool call came to: the model reads `content`, the harness `ok` and `code`. */
+export interface ToolResult {
+  ok: boolean;
+  content: string;
+  /** A stable error code when `ok` is false, e.g. `file_not_found`. */
+  code?: string;
+  /** apply_patch's result as data, so the terminal can show what was written. */
+  patch?: ApplyPatchResult;
+}
+
 /**
  * A tool is its schema plus a function. The zod schema is the single source
  * of truth: it types `execute`'s arguments and becomes the JSON schema the
@@ -31,8 +42,8 @@ export interface Tool<Schema extends z.ZodObject = z.ZodObject> {
   description: string;
   effect: ToolEffect;
   schema: Schema;
-  /** Returns the text the model reads as the tool result. */
-  execute(args: z.output<Schema>, context: ToolContext): Promise<string>;
+  /** Does the work; a failure the model can act on may be thrown as a ToolError. */
+  execute(args: z.output<Schema>, context: ToolContext): Promise<ToolResult>;
 }
 
 /** Any tool, whatever its arguments; what registries and loops hold. */
