@@ -35,6 +35,19 @@ describe.concurrent("break-it scenarios", () => {
 });
 
 describe("scenario files", () => {
+  test("every runnable chapter has a break-it scenario", () => {
+    expect(chapters.filter((c) => !hasScenario(c.slug)).map((c) => c.slug)).toEqual([]);
+  });
+
+  test("every chapter after the first can run its scenario on the chapter before, or says why not", () => {
+    // Only chapter 2's scenario (a conversation) has no run on chapter 1, which answers one question.
+    const withoutPrevious = owners
+      .slice(1)
+      .filter((c) => loadScenario(c.slug).previous === undefined)
+      .map((c) => c.slug);
+    expect(withoutPrevious).toEqual(["02-context"]);
+  });
+
   test("a scenario with a typo or a missing part is refused, with every problem named", () => {
     expect(
       scenarioProblems({
