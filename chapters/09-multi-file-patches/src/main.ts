@@ -129,10 +129,10 @@ export async function main(argv: string[]): Promise<number> {
 
 /** apply_patch's first line already says what happened; other tools get the usual line. */
 function describeToolCall(call: ToolCallRequest, outcome: ToolCallResult): string {
-  if (call.function.name !== "apply_patch" || !outcome.ok) return toolCallLine(call, outcome);
+  // A patch answers with its summary line, applied or not; an error thrown before it does not.
+  if (call.function.name !== "apply_patch" || !outcome.patch) return toolCallLine(call, outcome);
   const summary = outcome.content.split("\n")[0] ?? "";
-  const paint = summary.startsWith("Patch applied") ? color.green : color.red;
-  return `${color.cyan("→ apply_patch")}  ${paint(summary)}`;
+  return `${color.cyan("→ apply_patch")}  ${(outcome.ok ? color.green : color.red)(summary)}`;
 }
 
 /** Every file the run changed, as a coloured diff with its new hash. */

@@ -105,7 +105,7 @@ function stage(file: StagedFile, op: PatchOperation): ChangedFile {
 
 /**
  * Reads a file the first time the patch touches it; later operations see the staged text.
- * The path comes from the model, so chapter 04's workspace confinement checks it first.
+ * The path comes from the model, so chapter 03's workspace confinement checks it first.
  */
 async function loadFile(
   files: Map<string, StagedFile>,

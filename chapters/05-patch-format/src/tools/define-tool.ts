@@ -1,5 +1,6 @@
 import type { ChatCompletionFunctionTool } from "openai/resources/chat/completions";
 import { z } from "zod";
+import type { ApplyPatchResult } from "../patch/apply-patch.ts";
 
 /** What a tool may do to the world. The loop (chapter 16) asks for approval based on it. */
 export type ToolEffect = "read" | "write" | "execute";
@@ -17,6 +18,8 @@ export interface ToolResult {
   content: string;
   /** A stable error code when `ok` is false, e.g. `file_not_found`. */
   code?: string;
+  /** apply_patch's result as data, so the terminal can show what was written. */
+  patch?: ApplyPatchResult;
 }
 
 /**

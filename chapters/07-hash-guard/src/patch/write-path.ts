@@ -2,7 +2,7 @@ import { resolveWorkspacePath, WorkspacePathError } from "../fs/workspace-path.t
 import { PatchError } from "./patch-errors.ts";
 
 /**
- * Every path in a patch comes from the model: it goes through chapter 04's
+ * Every path in a patch comes from the model: it goes through chapter 03's
  * workspace confinement (no absolute paths, no "..", no symlink leading out)
  * before anything is read or written.
  */

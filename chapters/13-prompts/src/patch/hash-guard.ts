@@ -2,7 +2,7 @@ import { PatchError } from "./patch-errors.ts";
 
 /**
  * The hash guard: a patch is written against the bytes its author saw. The
- * author states them as a SHA-256 precondition (chapter 04's `sha256`, the
+ * author states them as a SHA-256 precondition (chapter 03's `sha256`, the
  * hash read_file shows); if the disk holds anything else, the patch was built
  * on a stale picture of the file and is refused.
  */

@@ -48,6 +48,7 @@ export const applyPatchTool = defineTool({
       ok: result.success,
       content: `${summarizePatchResult(result)}\n${JSON.stringify(result)}`,
       code: result.failures[0]?.code,
+      patch: result,
     };
   },
 });

@@ -64,6 +64,7 @@ function describeToolCall(call: ToolCallRequest, result: ToolCallResult): string
   if (call.function.name !== "apply_patch") return toolCallLine(call, result);
   const label = "→ apply_patch";
   const first = result.content.split("\n")[0] ?? "";
-  const status = first.startsWith("Patch ") ? first : `failed: ${first}`;
+  // A patch result's first line is its summary; anything else is an error thrown before it.
+  const status = result.patch ? first : `failed: ${first}`;
   return `${color.cyan(label)}  ${(result.ok ? color.green : color.red)(status)}`;
 }

@@ -2,6 +2,7 @@ import type { ChatCompletionFunctionTool } from "openai/resources/chat/completio
 import { z } from "zod";
 import type { RunLedger } from "../ledger/run-ledger.ts";
 import type { NoteStore } from "../notes/note-store.ts";
+import type { ApplyPatchResult } from "../patch/apply-patch.ts";
 
 /** What a tool may do to the world. The loop (chapter 16) asks for approval based on it. */
 export type ToolEffect = "read" | "write" | "execute";
@@ -27,6 +28,8 @@ export interface ToolResult {
   content: string;
   /** A stable error code when `ok` is false, e.g. `file_not_found`. */
   code?: string;
+  /** apply_patch's result as data, so the terminal can show what was written. */
+  patch?: ApplyPatchResult;
 }
 
 /**
