@@ -40,6 +40,10 @@ describe("the line per tool call", () => {
       ok: true,
       content: `Patch applied: M a.txt.\n${JSON.stringify(applied)}`,
       patch: applied,
+      files: [
+        { path: "a.txt", before: "keep\nold\n", after: "keep\nnew\n" },
+        { path: "b.txt", before: "staged, but not written\n" },
+      ],
     });
     ui.toolCall(patchCall("text-patch-1"), {
       tool_call_id: "text-patch-1",
@@ -49,7 +53,7 @@ describe("the line per tool call", () => {
     });
     expect(out.join("")).toBe(
       "→ apply_patch  Patch applied: M a.txt.\n" +
-        "*** a.txt\n@@\n-old\n+new\n" +
+        "*** a.txt\n@@ -1,2 +1,2 @@\n keep\n-old\n+new\n" +
         "→ apply_patch (patch found in the answer text)  Patch not applied, no file changed. Failed: a.txt: not_read.\n",
     );
   });

@@ -1,5 +1,4 @@
 import { countChangedLines } from "../patch/patch-limits.ts";
-import { parsePatch } from "../patch/parse-patch.ts";
 import type { PatchOperation } from "../patch/patch-types.ts";
 import type { AnyTool } from "../tools/define-tool.ts";
 import { ToolError } from "../tools/tool-error.ts";
@@ -74,32 +73,26 @@ function joinReasons(reasons: string[]): string {
 }
 
 /**
- * The apply_patch tool with a gate in front: a risky patch runs only once the
- * user said yes. A refusal is a tool error the model reads (code
- * not_approved), so it can choose a smaller change or stop and ask.
+ * The apply_patch tool with a gate inside: the patch is parsed and staged
+ * once, and a risky one is written only once the user said yes. A refusal is
+ * a tool error the model reads (code not_approved), so it can choose a smaller
+ * change or stop and ask.
  */
 export function requireApproval(tool: AnyTool, approver: Approver): AnyTool {
   return {
     ...tool,
-    async execute(args, context) {
-      const reasons = typeof args.patch === "string" ? patchReasons(args.patch) : [];
-      if (reasons.length > 0) {
-        const decision = await approver(reasons, context.signal);
-        if (decision !== "approved") {
-          const { message, hint } = notApprovedMessage(decision, reasons);
-          throw new ToolError("not_approved", message, hint);
-        }
-      }
-      return tool.execute(args, context);
-    },
+    execute: (args, context) =>
+      tool.execute(args, {
+        ...context,
+        async reviewPatch({ operations }) {
+          const reasons = approvalReasons(operations);
+          if (reasons.length === 0) return;
+          const decision = await approver(reasons, context.signal);
+          if (decision !== "approved") {
+            const { message, hint } = notApprovedMessage(decision, reasons);
+            throw new ToolError("not_approved", message, hint);
+          }
+        },
+      }),
   };
-}
-
-// A patch that does not parse needs no approval: apply_patch refuses it and says why.
-function patchReasons(patch: string): string[] {
-  try {
-    return approvalReasons(parsePatch(patch).operations);
-  } catch {
-    return [];
-  }
 }

@@ -38,7 +38,8 @@ export class TerminalUi {
   toolCall(call: ToolCallRequest, result: ToolCallResult): void {
     this.endLine();
     this.out.write(describeToolCall(call, result) + "\n");
-    const diff = call.function.name === "apply_patch" ? patchDiff(call, result) : "";
+    // apply_patch's result carries the staged files' real texts: the diff shows what was written.
+    const diff = result.patch && result.files ? renderPatchDiff(result.files, result.patch) : "";
     if (diff !== "") this.out.write(diff + "\n");
   }
 
@@ -71,18 +72,6 @@ export class TerminalUi {
     if (this.lineOpen) this.out.write("\n");
     this.lineOpen = false;
   }
-}
-
-function patchDiff(call: ToolCallRequest, result: ToolCallResult): string {
-  const applied = result.patch;
-  if (applied === undefined || applied.changed.length === 0) return "";
-  let patch: unknown;
-  try {
-    patch = (JSON.parse(call.function.arguments) as { patch?: unknown }).patch;
-  } catch {
-    return "";
-  }
-  return typeof patch === "string" ? renderPatchDiff(patch, applied) : "";
 }
 
 /**

@@ -119,6 +119,21 @@ export interface ApplyPatchOptions {
   allowedSuffixes?: string[];
   /** Called after the new bytes are staged, before the final hash check (tests simulate a concurrent writer here). */
   beforeCommit?: () => Promise<void> | void;
+  /** Sees the staged plan before anything is written (when something will be); a throw writes nothing and propagates. */
+  review?: (plan: PatchPlan) => Promise<void> | void;
+}
+
+/** What a patch is about to do: its parsed operations, and each file's text before and after. */
+export interface PatchPlan {
+  operations: PatchOperation[];
+  files: PlannedFile[];
+}
+
+/** One staged file; `before` is undefined for a new file, `after` for a deleted one. */
+export interface PlannedFile {
+  path: string;
+  before?: string;
+  after?: string;
 }
 
 /** A group of operations that share a file: they succeed or fail together. */
@@ -164,6 +179,8 @@ export async function applyPatch(
   const release = await acquireWriteLeases(groups.flatMap((g) => g.items.flatMap(realPaths)));
   try {
     const outcomes = await stageGroups(groups, options);
+    const files = plannedFiles(outcomes, options.atomic === true);
+    if (files.length > 0) await options.review?.({ operations, files });
     const commitNotes = await commitOutcomes(outcomes, options);
     const result = summarize(outcomes, repairs, options.atomic === true);
     if (commitNotes.length > 0) result.notes = [...(result.notes ?? []), ...commitNotes];
@@ -220,6 +237,18 @@ function groupByFile(singles: FileGroup[]): FileGroup[] {
 function realPaths(item: TargetedOperation): string[] {
   const paths = [item.source.absolute, item.destination?.absolute];
   return paths.filter((p): p is string => p !== undefined && p !== "");
+}
+
+/** The files that the commit will write: every staged group, or with --atomic none if one failed. */
+function plannedFiles(outcomes: GroupOutcome[], atomic: boolean): PlannedFile[] {
+  if (atomic && outcomes.some((outcome) => outcome.staged === undefined)) return [];
+  return outcomes.flatMap((outcome) =>
+    (outcome.staged?.modified() ?? []).map((file) => ({
+      path: file.target.relative,
+      before: file.diskBytes?.toString("utf8"),
+      after: file.text ?? undefined,
+    })),
+  );
 }
 
 async function stageGroups(

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { applyPatch, type ApplyPatchResult } from "../patch/apply-patch.ts";
+import { applyPatch, type ApplyPatchResult, type PlannedFile } from "../patch/apply-patch.ts";
 import type { RunLedger } from "../ledger/run-ledger.ts";
 import { writePatchNote } from "../notes/patch-notes.ts";
 import { defineTool } from "./define-tool.ts";
@@ -27,6 +27,7 @@ export const applyPatchTool = defineTool({
   }),
   async execute(args, context) {
     const { ledger, notes } = context;
+    let files: PlannedFile[] | undefined;
     const result = await applyPatch(args.patch, {
       cwd: context.cwd,
       // The harness, not the model, supplies the precondition: the hash of
@@ -35,6 +36,11 @@ export const applyPatchTool = defineTool({
       expect: (path) => ledger?.lastKnownHash(path),
       requireRead: true,
       runId: ledger?.runId,
+      // One parse, one plan: the approval reads it, and the diff shows its texts.
+      review: async (plan) => {
+        await context.reviewPatch?.(plan);
+        files = plan.files;
+      },
     });
     if (ledger) await recordWrites(ledger, result);
     if (notes && result.failures.length + result.changed.length > 0) {
@@ -49,6 +55,7 @@ export const applyPatchTool = defineTool({
       content: `${summarizePatchResult(result)}\n${JSON.stringify(result)}`,
       code: result.failures[0]?.code,
       patch: result,
+      files,
     };
   },
 });

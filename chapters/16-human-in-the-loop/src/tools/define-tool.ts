@@ -1,7 +1,7 @@
 import type { ChatCompletionFunctionTool } from "openai/resources/chat/completions";
 import { z } from "zod";
 import type { RunLedger } from "../ledger/run-ledger.ts";
-import type { ApplyPatchResult } from "../patch/apply-patch.ts";
+import type { ApplyPatchResult, PatchPlan, PlannedFile } from "../patch/apply-patch.ts";
 import type { NoteStore } from "../notes/note-store.ts";
 
 /** What a tool may do to the world. The loop (chapter 16) asks for approval based on it. */
@@ -20,6 +20,8 @@ export interface ToolContext {
   ledger?: RunLedger;
   /** Where "Patch applied" / "Patch failed" notes go, and the note tool's notebook. */
   notes?: NoteStore;
+  /** Sees apply_patch's staged plan before anything is written; throwing refuses the patch. */
+  reviewPatch?: (plan: PatchPlan) => Promise<void>;
 }
 
 /** What a tool call came to: the model reads `content`, the harness `ok` and `code`. */
@@ -30,6 +32,11 @@ export interface ToolResult {
   code?: string;
   /** apply_patch's result as data, so the terminal can show what was written. */
   patch?: ApplyPatchResult;
+  /**
+   * The staged files' real text before and after: the terminal diffs these, not
+   * the patch's own lines, so a loosely matched hunk shows what was written.
+   */
+  files?: PlannedFile[];
 }
 
 /**
