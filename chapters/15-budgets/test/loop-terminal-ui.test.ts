@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TerminalUi } from "../src/loop/terminal-ui.ts";
+import type { ApplyPatchResult } from "../src/patch/apply-patch.ts";
 import type { ToolCallRequest } from "../src/tools/run-tool-call.ts";
 
 const PATCH = "*** Begin Patch\n*** Update File: a.txt\n@@\n-old\n+new\n*** End Patch\n";
@@ -7,18 +8,24 @@ const patchCall = (id = "call_1"): ToolCallRequest => ({
   id,
   function: { name: "apply_patch", arguments: JSON.stringify({ patch: PATCH }) },
 });
-const applied = JSON.stringify({
+// apply_patch's results as the tool returns them: the text for the model, the same result as
+// data (`patch`) for the harness.
+const applied: ApplyPatchResult = {
   success: true,
   files_changed: 1,
   changed: [{ op: "update", path: "a.txt", sha256: "0".repeat(64), matched: ["exact"] }],
   failures: [],
-});
-const refused = JSON.stringify({
+  remaining_patch: "",
+  repairs: [],
+};
+const refused: ApplyPatchResult = {
   success: false,
   files_changed: 0,
   changed: [],
   failures: [{ path: "a.txt", code: "not_read", message: "…", hint: "…" }],
-});
+  remaining_patch: PATCH,
+  repairs: [],
+};
 
 function capture(): { ui: TerminalUi; out: string[] } {
   const out: string[] = [];
@@ -31,12 +38,14 @@ describe("the line per tool call", () => {
     ui.toolCall(patchCall(), {
       tool_call_id: "call_1",
       ok: true,
-      content: `Patch applied: M a.txt.\n${applied}`,
+      content: `Patch applied: M a.txt.\n${JSON.stringify(applied)}`,
+      patch: applied,
     });
     ui.toolCall(patchCall("call_2"), {
       tool_call_id: "call_2",
       ok: false,
-      content: `Patch not applied, no file changed. Failed: a.txt: not_read.\n${refused}`,
+      content: `Patch not applied, no file changed. Failed: a.txt: not_read.\n${JSON.stringify(refused)}`,
+      patch: refused,
     });
     expect(out.join("")).toBe(
       "→ apply_patch  Patch applied: M a.txt.\n" +
@@ -74,12 +83,14 @@ describe("the line per tool call", () => {
       ui.toolCall(patchCall(), {
         tool_call_id: "call_1",
         ok: false,
-        content: `Patch not applied, no file changed. Failed: a.txt: not_read.\n${refused}`,
+        content: `Patch not applied, no file changed. Failed: a.txt: not_read.\n${JSON.stringify(refused)}`,
+        patch: refused,
       });
       ui.toolCall(patchCall(), {
         tool_call_id: "call_1",
         ok: true,
-        content: `Patch applied: M a.txt.\n${applied}`,
+        content: `Patch applied: M a.txt.\n${JSON.stringify(applied)}`,
+        patch: applied,
       });
       expect(out[0]).toContain("\x1b[31mPatch not applied");
       expect(out[1]).toContain("\x1b[32mPatch applied");
