@@ -33,7 +33,7 @@ if (args[0] === "--demo" || args[0] === "--demo-of") {
     );
     process.exit(2);
   }
-  const run = await runDemo(loadScenario(owner.slug), owner, chapter);
+  const run = await runDemo(loadScenario(owner.slug), owner, chapter, { keepWorkspace: true });
   process.exit(run.ok ? 0 : 1);
 }
 await runChapterModule(join(chapter.dir, "src", "main.ts"), args);

@@ -9,7 +9,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { copyDemoRepo } from "../../shared/src/demo-repo.ts";
 import {
@@ -36,6 +36,8 @@ export interface DemoRun {
 export interface DemoOptions {
   /** Where the transcript goes as it is printed (default: this process's stdout). */
   write?: (text: string) => void;
+  /** Keep the scratch workspace, for a reader to look at (default: removed after the run). */
+  keepWorkspace?: boolean;
 }
 
 export async function runDemo(
@@ -108,16 +110,15 @@ export async function runDemo(
       output += text;
     }
     const prompt = systemPrompt(model.requests[0]);
+    for (const text of [...(expectation.prompt ?? []), ...(expectation.notInPrompt ?? [])]) {
+      const verb = prompt.includes(text) ? "contains" : "does not contain";
+      print(`the system prompt the model received ${verb}: ${JSON.stringify(text)}\n`);
+    }
     const missing = [
       ...(await unmet(expectation, output, workspace)),
       ...promptProblems(expectation, prompt),
     ];
-    for (const text of expectation.prompt ?? []) {
-      print(`the system prompt the model received contains: ${JSON.stringify(text)}\n`);
-    }
-    for (const text of expectation.notInPrompt ?? []) {
-      print(`the system prompt the model received does not say: ${JSON.stringify(text)}\n`);
-    }
+    if (options.keepWorkspace) print(`\nthe scratch workspace is kept: ${workspace}\n`);
     print(`\nlook for: ${expectation.lookFor}\n`);
     if (missing.length === 0) {
       print(`── end of ${SCRIPTED_DEMO_LABEL}: the run showed what the scenario is about ──\n`);
@@ -129,6 +130,7 @@ export async function runDemo(
     return { ok: false, transcript };
   } finally {
     await model.close();
+    if (!options.keepWorkspace) await rm(workspace, { recursive: true, force: true });
   }
 }
 
