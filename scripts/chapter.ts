@@ -33,6 +33,16 @@ if (args[0] === "--demo" || args[0] === "--demo-of") {
     );
     process.exit(2);
   }
+  const before = chapters[chapters.indexOf(owner) - 1];
+  if (chapter !== owner && chapter !== before) {
+    console.error(
+      `pnpm chapter: chapter ${owner.number}'s scenario runs on chapter ${owner.number} (the lesson at work)` +
+        (before
+          ? ` or on chapter ${before.number} (the failure it prevents): pnpm chapter ${before.number} -- --demo-of ${owner.number}`
+          : ""),
+    );
+    process.exit(2);
+  }
   const run = await runDemo(loadScenario(owner.slug), owner, chapter, { keepWorkspace: true });
   process.exit(run.ok ? 0 : 1);
 }
