@@ -11,7 +11,9 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { diffArgs } from "../../scripts/lib/chapter-diff.ts";
+import { cleanDiff, diffArgs, diffStat } from "../../scripts/lib/chapter-diff.ts";
+
+export { cleanDiff, diffStat };
 import { DOCS_DIR, ROOT, type SiteChapter } from "./chapters.ts";
 
 export const GENERATED_DIR = join(DOCS_DIR, "generated");
@@ -27,16 +29,6 @@ function gnuDiff(options: string[], a: string, b: string): string {
     throw new Error(`diff ${a} ${b} failed: ${result.stderr || result.error?.message}`);
   }
   return result.stdout;
-}
-
-/**
- * The parts of a `diff -ruN` output a reader needs: each file's `diff` line without the command's
- * options, and its `---`/`+++` lines without the file times. Hunks are left exactly as they are.
- */
-export function cleanDiff(diff: string): string {
-  return diff
-    .replace(/^diff .* (\S+) (\S+)$/gm, "diff -ruN $1 $2")
-    .replace(/^(---|\+\+\+) (\S+)\t.*$/gm, "$1 $2");
 }
 
 function filesUnder(dir: string): string[] {
@@ -59,38 +51,6 @@ export function chapterDiff(from: string | undefined, to: string, sub = "src"): 
       return `diff -ruN /dev/null ${path}\n` + cleanDiff(gnuDiff(["-uN"], "/dev/null", path));
     })
     .join("");
-}
-
-/**
- * The per-file summary of a cleaned diff. Whether a file was added or deleted is read from the
- * disk: `diff -N` shows a missing file as an empty one.
- */
-export function diffStat(
-  diff: string,
-  exists = (path: string) => existsSync(join(ROOT, path)),
-): string {
-  const files: Array<{ kind: string; path: string; added: number; removed: number }> = [];
-  for (const line of diff.split("\n")) {
-    const header = /^diff -ruN (\S+) (\S+)$/.exec(line);
-    const current = files.at(-1);
-    if (header) {
-      const [from, to] = [header[1]!, header[2]!];
-      const kind = from === "/dev/null" || !exists(from) ? "A" : !exists(to) ? "D" : "M";
-      // Show paths inside the chapter: "chapters/09-multi-file-patches/src/main.ts" -> "src/main.ts".
-      files.push({ kind, path: to.replace(/^chapters\/[^/]+\//, ""), added: 0, removed: 0 });
-    } else if (current === undefined) {
-      continue;
-    } else if (line.startsWith("+") && !line.startsWith("+++ ")) current.added++;
-    else if (line.startsWith("-") && !line.startsWith("--- ")) current.removed++;
-  }
-  const width = Math.max(0, ...files.map((file) => file.path.length));
-  const lines = files.map(({ kind, path, added, removed }) =>
-    `${kind} ${path.padEnd(width)}  ${added > 0 ? `+${added}` : ""}${added > 0 && removed > 0 ? " " : ""}${removed > 0 ? `-${removed}` : ""}`.trimEnd(),
-  );
-  const added = files.reduce((sum, file) => sum + file.added, 0);
-  const removed = files.reduce((sum, file) => sum + file.removed, 0);
-  const count = files.length === 1 ? "1 file" : `${files.length} files`;
-  return [...lines, `${count} changed, ${added} lines added, ${removed} removed`].join("\n") + "\n";
 }
 
 export function writeChapterDiffs(chapters: SiteChapter[]): void {

@@ -1,5 +1,7 @@
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { ROOT } from "./chapters.ts";
 
 // The one diff command behind `pnpm diff A B` and the diffs on the site, so the two always agree.
 // GNU `diff -ruN`, run from the repository root. Each chapter's README.md and chapter.json are left
@@ -35,4 +37,46 @@ export function changedSrcLines(previousDir: string, nextDir: string): number {
     throw new Error(`diff failed: ${result.stderr || result.error?.message}`);
   }
   return result.stdout.split("\n").filter((line) => /^[+-][^+-]/.test(line)).length;
+}
+
+/**
+ * The parts of a `diff -ruN` output a reader needs: each file's `diff` line without the command's
+ * options, and its `---`/`+++` lines without the file times. Hunks are left exactly as they are.
+ */
+export function cleanDiff(diff: string): string {
+  return diff
+    .replace(/^diff .* (\S+) (\S+)$/gm, "diff -ruN $1 $2")
+    .replace(/^(---|\+\+\+) (\S+)\t.*$/gm, "$1 $2");
+}
+
+/**
+ * The per-file summary of a cleaned diff. Whether a file was added or deleted is read from the
+ * disk: `diff -N` shows a missing file as an empty one.
+ */
+export function diffStat(
+  diff: string,
+  exists = (path: string) => existsSync(join(ROOT, path)),
+): string {
+  const files: Array<{ kind: string; path: string; added: number; removed: number }> = [];
+  for (const line of diff.split("\n")) {
+    const header = /^diff -ruN (\S+) (\S+)$/.exec(line);
+    const current = files.at(-1);
+    if (header) {
+      const [from, to] = [header[1]!, header[2]!];
+      const kind = from === "/dev/null" || !exists(from) ? "A" : !exists(to) ? "D" : "M";
+      // Show paths inside the chapter: "chapters/09-multi-file-patches/src/main.ts" -> "src/main.ts".
+      files.push({ kind, path: to.replace(/^chapters\/[^/]+\//, ""), added: 0, removed: 0 });
+    } else if (current === undefined) {
+      continue;
+    } else if (line.startsWith("+") && !line.startsWith("+++ ")) current.added++;
+    else if (line.startsWith("-") && !line.startsWith("--- ")) current.removed++;
+  }
+  const width = Math.max(0, ...files.map((file) => file.path.length));
+  const lines = files.map(({ kind, path, added, removed }) =>
+    `${kind} ${path.padEnd(width)}  ${added > 0 ? `+${added}` : ""}${added > 0 && removed > 0 ? " " : ""}${removed > 0 ? `-${removed}` : ""}`.trimEnd(),
+  );
+  const added = files.reduce((sum, file) => sum + file.added, 0);
+  const removed = files.reduce((sum, file) => sum + file.removed, 0);
+  const count = files.length === 1 ? "1 file" : `${files.length} files`;
+  return [...lines, `${count} changed, ${added} lines added, ${removed} removed`].join("\n") + "\n";
 }

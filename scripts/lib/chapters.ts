@@ -60,10 +60,11 @@ export function isRunnable(chapter: Chapter): boolean {
 }
 
 export function chapterListText(chapters: Chapter[]): string {
+  const width = Math.max(0, ...chapters.map((c) => c.slug.length));
   return chapters
     .map(
       (c) =>
-        `  ${String(c.number).padStart(2)}  ${c.slug.padEnd(18)} ${c.title}${isRunnable(c) ? "" : " (not written yet)"}`,
+        `  ${String(c.number).padStart(2)}  ${c.slug.padEnd(width)}  ${c.title}${isRunnable(c) ? "" : " (not written yet)"}`,
     )
     .join("\n");
 }

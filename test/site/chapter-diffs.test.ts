@@ -30,6 +30,33 @@ async function pnpmDiffOfSrc(a: string, b: string): Promise<string> {
     .join("");
 }
 
+describe("pnpm diff", () => {
+  test("reads like git diff: the changed files first, then clean hunks, limited to a path", async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        "--import",
+        import.meta.resolve("tsx"),
+        join(ROOT, "scripts", "diff.ts"),
+        "5",
+        "6",
+        "src/patch",
+      ],
+      { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" }, maxBuffer: 64 * 1024 * 1024 },
+    );
+    const [stat, ...sections] = stdout.split(/^(?=diff )/m);
+    expect(stat).toMatch(/^M src\/patch\/seek-hunk\.ts +\+\d+/m);
+    expect(stat).toMatch(/^\d+ files changed, \d+ lines added, \d+ removed\n\n$/m);
+    expect(sections.length).toBeGreaterThan(0);
+    for (const section of sections) {
+      // Only the path asked for, and headers without diff's flags or file times.
+      expect(section).toMatch(
+        /^diff -ruN chapters\/05-patch-format\/src\/patch\/\S+ chapters\/06-finding-hunks\/src\/patch\/\S+\n--- \S+\n\+\+\+ \S+\n@@ /,
+      );
+    }
+  });
+});
+
 describe("chapter diffs on the site", () => {
   test.each(pairs)("chapter %s -> %s shows what pnpm diff shows for src/", async (a, b) => {
     const page = chapterDiff(a, b);
