@@ -48,7 +48,11 @@ function gnuDiff(from: string, to: string): string {
     console.error(`pnpm diff: diff failed: ${result.stderr || result.error?.message}`);
     process.exit(2);
   }
-  return result.stdout;
+  // Two files (a PATH naming one) get no "diff" line from diff itself; the stat needs it.
+  const header = `diff -ruN ${from} ${to}\n`;
+  return result.stdout === "" || result.stdout.startsWith("diff ")
+    ? result.stdout
+    : header + result.stdout;
 }
 
 /** git's colours: bold headers, cyan hunk lines, red removals, green additions. */

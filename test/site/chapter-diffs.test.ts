@@ -30,7 +30,24 @@ async function pnpmDiffOfSrc(a: string, b: string): Promise<string> {
     .join("");
 }
 
+/** What `pnpm diff ARGS` prints when stdout is not a terminal. */
+async function pnpmDiff(...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ["--import", import.meta.resolve("tsx"), join(ROOT, "scripts", "diff.ts"), ...args],
+    { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" }, maxBuffer: 64 * 1024 * 1024 },
+  );
+  return stdout;
+}
+
 describe("pnpm diff", () => {
+  test("a PATH naming one file gets the same summary and header as a folder's files", async () => {
+    const stdout = await pnpmDiff("5", "6", "src/patch/patch-types.ts");
+    expect(stdout).toMatch(
+      /^M src\/patch\/patch-types\.ts +\+\d+\n1 file changed, \d+ lines added, 0 removed\n\ndiff -ruN chapters\/05-patch-format\/src\/patch\/patch-types\.ts chapters\/06-finding-hunks\/src\/patch\/patch-types\.ts\n--- /,
+    );
+  });
+
   test("reads like git diff: the changed files first, then clean hunks, limited to a path", async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
