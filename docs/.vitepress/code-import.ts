@@ -24,8 +24,8 @@ function hasRegion(lines: string[], name: string): boolean {
   return lines.some((line) => new RegExp(`^\\s*//\\s*#?region ${name}\\s*$`).test(line));
 }
 
-/** From the comment block right above line `start` to the line that closes the statement there. */
-function extractFrom(lines: readonly string[], start: number): string {
+/** The 0-based [first, last] lines of the statement at `start`, with the comment block right above it. */
+function statementRange(lines: readonly string[], start: number): [number, number] {
   let first = start;
   while (first > 0 && /^\s*(\/\/|\/\*\*?|\*)/.test(lines[first - 1]!)) first--;
   // Prettier-formatted code: the statement ends on the first line where brackets balance and it
@@ -40,19 +40,43 @@ function extractFrom(lines: readonly string[], start: number): string {
     }
     if (depth <= 0 && /[;})\]]\s*$/.test(code)) break;
   }
+  return [first, Math.min(end, lines.length - 1)];
+}
+
+/** The lines [first, last] without the indentation of line `start`: members lose their class's. */
+function dedent(lines: readonly string[], [first, last]: [number, number], start: number): string {
   const indent = /^\s*/.exec(lines[start]!)![0].length;
-  // Members are shown without their class's indentation.
   return lines
-    .slice(first, end + 1)
+    .slice(first, last + 1)
     .map((line) => line.slice(Math.min(indent, /^\s*/.exec(line)![0].length)))
     .join("\n");
 }
 
+function splitLines(source: string): string[] {
+  return source.replace(/\r\n/g, "\n").split("\n");
+}
+
+/** The line where the top-level declaration called `name` starts, or -1. */
+function declarationStart(lines: readonly string[], name: string): number {
+  return lines.findIndex((line) => DECLARATION.exec(line)?.[1] === name);
+}
+
+/** The line where member `member` of the top-level class `className` starts, or -1. */
+function memberStart(lines: readonly string[], className: string, member: string): number {
+  const classStart = declarationStart(lines, className);
+  if (classStart === -1) return -1;
+  const classEnd = lines.findIndex((line, i) => i > classStart && /^}/.test(line));
+  for (let i = classStart + 1; i < (classEnd === -1 ? lines.length : classEnd); i++) {
+    if (MEMBER.exec(lines[i]!)?.[1] === member) return i;
+  }
+  return -1;
+}
+
 /** The top-level declaration called `name`, or undefined. */
 export function extractDeclaration(source: string, name: string): string | undefined {
-  const lines = source.replace(/\r\n/g, "\n").split("\n");
-  const start = lines.findIndex((line) => DECLARATION.exec(line)?.[1] === name);
-  return start === -1 ? undefined : extractFrom(lines, start);
+  const lines = splitLines(source);
+  const start = declarationStart(lines, name);
+  return start === -1 ? undefined : dedent(lines, statementRange(lines, start), start);
 }
 
 const MEMBER =
@@ -64,14 +88,32 @@ export function extractMember(
   className: string,
   member: string,
 ): string | undefined {
-  const lines = source.replace(/\r\n/g, "\n").split("\n");
-  const classStart = lines.findIndex((line) => DECLARATION.exec(line)?.[1] === className);
-  if (classStart === -1) return undefined;
-  const classEnd = lines.findIndex((line, i) => i > classStart && /^}/.test(line));
-  for (let i = classStart + 1; i < (classEnd === -1 ? lines.length : classEnd); i++) {
-    if (MEMBER.exec(lines[i]!)?.[1] === member) return extractFrom(lines, i);
-  }
-  return undefined;
+  const lines = splitLines(source);
+  const start = memberStart(lines, className, member);
+  return start === -1 ? undefined : dedent(lines, statementRange(lines, start), start);
+}
+
+/**
+ * The 0-based [first, last] lines of "#name" (a declaration) or "#Class-member" (a member of a
+ * class, when no declaration has that name), comment block included; undefined when neither exists.
+ */
+export function namedRange(lines: readonly string[], name: string): [number, number] | undefined {
+  const start = declarationStart(lines, name);
+  if (start !== -1) return statementRange(lines, start);
+  const [className, member, ...rest] = name.split("-");
+  if (className === undefined || member === undefined || rest.length > 0) return undefined;
+  const inClass = memberStart(lines, className, member);
+  return inClass === -1 ? undefined : statementRange(lines, inClass);
+}
+
+/** The name of every top-level declaration, with the 0-based line it starts on. */
+export function topLevelDeclarations(
+  lines: readonly string[],
+): Array<{ name: string; line: number }> {
+  return lines.flatMap((line, i) => {
+    const name = /^\S/.test(line) ? DECLARATION.exec(line)?.[1] : undefined;
+    return name === undefined ? [] : [{ name, line: i }];
+  });
 }
 
 /** "#name" is a declaration; "#Class-member" a member of a class, when no such declaration exists. */

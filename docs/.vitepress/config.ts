@@ -2,6 +2,7 @@ import { defineConfig, type DefaultTheme } from "vitepress";
 import { listSiteChapters, type SiteChapter } from "./chapters.ts";
 import { writeChapterDiffs } from "./chapter-diffs.ts";
 import { codeImportPlugin } from "./code-import.ts";
+import { pageBlocksPlugin } from "./page-blocks.ts";
 
 const chapters = listSiteChapters();
 // Before any page is rendered: the pages include these files with `<<< @/generated/NN.diff`.
@@ -32,8 +33,16 @@ export default defineConfig({
   // docs/README.md is for contributors; outputs/*.md are captures that pages include, not pages.
   srcExclude: ["README.md", "outputs/**"],
   head: [["link", { rel: "icon", type: "image/svg+xml", href: "/favicon.svg" }]],
+  // Chapter pages use the whole column for code (100 columns at 1280 px): their outline is in the
+  // "On this page" menu instead of a side column.
+  transformPageData(pageData) {
+    if (pageData.relativePath.startsWith("chapters/")) pageData.frontmatter.aside ??= false;
+  },
   markdown: {
-    config: (md) => codeImportPlugin(md),
+    config: (md) => {
+      codeImportPlugin(md);
+      pageBlocksPlugin(md);
+    },
   },
   // A chapter page carries its whole diff, so its chunk is large by design; no warning for that.
   vite: { build: { chunkSizeWarningLimit: 2000 } },

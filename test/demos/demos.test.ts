@@ -5,6 +5,20 @@ import { describe, expect, test } from "vitest";
 import { isRunnable, listChapters, type Chapter } from "../../scripts/lib/chapters.ts";
 import { hasScenario, loadScenario, scenarioProblems } from "../../scripts/lib/demo-scenario.ts";
 import { runDemo } from "../../scripts/lib/run-demo.ts";
+import { breakItCapture, breakItPath } from "../../scripts/capture-break-it.ts";
+import { normaliseOutput } from "../../scripts/capture-outputs.ts";
+import { existsSync, readFileSync } from "node:fs";
+
+const REFRESH =
+  "Run `pnpm exec tsx scripts/capture-break-it.ts` and commit docs/outputs/break-it/.";
+
+/** The page's "Break it" section shows this run: its committed capture must still be what it prints. */
+function expectCaptured(path: string, fresh: string): void {
+  expect(existsSync(path), `${path} is missing. ${REFRESH}`).toBe(true);
+  expect(normaliseOutput(readFileSync(path, "utf8")), `stale capture. ${REFRESH}`).toBe(
+    normaliseOutput(fresh),
+  );
+}
 
 const chapters = listChapters().filter(isRunnable);
 const owners = chapters.filter((c) => hasScenario(c.slug));
@@ -22,6 +36,7 @@ describe.concurrent("break-it scenarios", () => {
     async (_slug, owner) => {
       const run = await runDemo(loadScenario(owner.slug), owner, owner, quiet);
       expect(run.ok, run.transcript).toBe(true);
+      expectCaptured(breakItPath(owner, "this"), breakItCapture(owner, owner, run.transcript));
     },
   );
 
@@ -30,6 +45,10 @@ describe.concurrent("break-it scenarios", () => {
     async (_slug, { owner, previous }) => {
       const run = await runDemo(loadScenario(owner.slug), owner, previous, quiet);
       expect(run.ok, run.transcript).toBe(true);
+      expectCaptured(
+        breakItPath(owner, "previous"),
+        breakItCapture(owner, previous, run.transcript),
+      );
     },
   );
 });

@@ -1,0 +1,61 @@
+// The chapter pages' own Markdown: placed snippets (::: change), the not-shown list (::: not-shown),
+// exercise solutions (::: solution) and captured runs ({transcript}). See placed-snippets.ts,
+// exercise-solutions.ts and transcript.ts.
+import { readFileSync } from "node:fs";
+import type { MarkdownRenderer } from "vitepress";
+import { expandSolutions } from "./exercise-solutions.ts";
+import { expandBlocks, MARKS, pageChapter } from "./placed-snippets.ts";
+import { renderTranscript } from "./transcript.ts";
+
+type FenceRule = NonNullable<MarkdownRenderer["renderer"]["rules"]["fence"]>;
+interface FenceToken {
+  info: string;
+  content: string;
+  src?: [string, string | undefined];
+}
+
+/** Adds `classes` to the n-th `<span class="line">` of highlighted code, for each n in `lines`. */
+function markLines(html: string, marks: Array<[number[], string]>): string {
+  const byLine = new Map<number, string>();
+  for (const [lines, classes] of marks) for (const n of lines) byLine.set(n, classes);
+  let n = -1;
+  return html.replace(/<span class="line">/g, () => {
+    n++;
+    const classes = byLine.get(n);
+    return classes === undefined ? '<span class="line">' : `<span class="line ${classes}">`;
+  });
+}
+
+function numbers(list: string | undefined): number[] {
+  return list ? list.split(".").map(Number) : [];
+}
+
+export function pageBlocksPlugin(md: MarkdownRenderer): void {
+  // Before anything else parses the page: the blocks become ordinary Markdown and HTML.
+  md.core.ruler.before("normalize", "chapter-page-blocks", (state) => {
+    const env = state.env as { relativePath?: string };
+    const slug = env.relativePath === undefined ? undefined : pageChapter(env.relativePath);
+    if (slug === undefined) return;
+    state.src = expandSolutions(slug, expandBlocks(slug, state.src));
+  });
+
+  const fence = md.renderer.rules.fence as FenceRule;
+  md.renderer.rules.fence = (tokens, idx, options, env, self) => {
+    const token = tokens[idx] as unknown as FenceToken;
+    if (/^transcript\b/.test(token.info)) {
+      const text = token.src ? readFileSync(token.src[0], "utf8") : token.content;
+      return renderTranscript(text);
+    }
+    const at = token.info.indexOf(` ${MARKS}`);
+    if (at === -1) return fence(tokens, idx, options, env, self);
+    const [added, removed, folded] = token.info.slice(at + MARKS.length + 1).split("|");
+    token.info = token.info.slice(0, at);
+    const html = fence(tokens, idx, options, env, self);
+    const diff = numbers(added).length + numbers(removed).length > 0;
+    return markLines(html, [
+      [numbers(added), "diff add"],
+      [numbers(removed), "diff remove"],
+      [numbers(folded), "change-fold"],
+    ]).replace('<pre class="', diff ? '<pre class="has-diff ' : '<pre class="');
+  };
+}
