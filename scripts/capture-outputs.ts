@@ -98,6 +98,9 @@ export function commandLine(slug: string, demo: Demo): string {
   return `$ ${pipe}${env.join("")}${command}${args.length > 0 ? " -- " + args.map(shellQuote).join(" ") : ""}`;
 }
 
+/** Where the site's "Get the code" clones the repository, as a reader's terminal shows it. */
+export const READER_CLONE = "/home/you/build-a-coding-agent";
+
 /**
  * Runs one demo and returns what the terminal shows: stdout and stderr interleaved in order (both
  * go to the same file descriptor). It runs in an empty scratch folder, so no `.env` can switch it
@@ -131,7 +134,8 @@ export async function runDemo(slug: string, demo: Demo): Promise<string> {
     const shown = (demo.show ?? []).map((folder) => showFiles(childTmp, folder)).join("");
     return `${commandLine(slug, demo)}\n${output}${shown}`
       .replaceAll(childTmp, "/tmp")
-      .replaceAll(scratch, "~/project");
+      // The demo ran in an empty folder; a reader runs it from the repository they cloned.
+      .replaceAll(scratch, READER_CLONE);
   } finally {
     closeSync(log);
     rmSync(scratch, { recursive: true, force: true });

@@ -555,21 +555,26 @@ export function renderChangeBlock(slug: string, block: ChangeBlock): string {
   return renderChange(findChange(slug, block.path), block);
 }
 
-/** The Markdown of a block showing part of `change`. */
+/** The Markdown of a block showing part of `change`: its caption (file, where, why), then the code. */
 export function renderChange(change: FileChange, block: ChangeBlock): string {
   const selection = select(change, block.selectors);
-  const caption =
-    `<div class="change-caption"><code class="change-file">${escapeHtml(block.path)}</code>` +
-    `<span class="change-where">${escapeHtml(selection.where).replace(/`([^`]+)`/g, "<code>$1</code>")}</span></div>`;
+  const where = escapeHtml(selection.where).replace(/`([^`]+)`/g, "<code>$1</code>");
+  const caption = [
+    `<div class="change-caption">`,
+    `<div class="change-place"><code class="change-file">${escapeHtml(block.path)}</code>` +
+      `<span class="change-where">${where}</span></div>`,
+    "",
+    block.why,
+    "",
+    `</div>`,
+    "",
+  ];
   const lang = language(block.path);
+  const rendered = renderLines(change, selection.lines);
   if (change.status === "deleted" && block.selectors.length === 0) {
-    const rendered = renderLines(change, selection.lines);
     return [
       `<div class="change change-deleted">`,
-      caption,
-      "",
-      block.why,
-      "",
+      ...caption,
       `<details><summary>The removed file (${change.oldLines.length} lines)</summary>`,
       "",
       fence(lang, rendered, true),
@@ -580,13 +585,9 @@ export function renderChange(change: FileChange, block: ChangeBlock): string {
   }
   // A new file, or a new declaration, is all additions: shown as plain code, not a wall of green.
   const allNew = selection.lines.every((line) => line.kind === "+");
-  const rendered = renderLines(change, selection.lines);
   return [
     `<div class="change${allNew ? " change-new" : ""}">`,
-    caption,
-    "",
-    block.why,
-    "",
+    ...caption,
     fence(lang, rendered, !allNew),
     "",
     `</div>`,
