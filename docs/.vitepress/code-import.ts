@@ -32,13 +32,16 @@ function statementRange(lines: readonly string[], start: number): [number, numbe
   // is closed (`;` or a closing bracket). Strings and line comments are blanked first.
   let depth = 0;
   let end = start;
+  const isTypeAlias = /^(?:export\s+)?(?:declare\s+)?type\s/.test(lines[start]!.trim());
   for (; end < lines.length; end++) {
     const code = lines[end]!.replace(/(["'`])(?:\\.|(?!\1).)*\1/g, '""').replace(/\/\/.*$/, "");
     for (const ch of code) {
       if ("{([".includes(ch)) depth++;
       else if ("})]".includes(ch)) depth--;
     }
-    if (depth <= 0 && /[;})\]]\s*$/.test(code)) break;
+    // A type alias ends at its `;` only: a union's members end in `}` at depth 0.
+    const closes = isTypeAlias ? /;\s*$/ : /[;})\]]\s*$/;
+    if (depth <= 0 && closes.test(code)) break;
   }
   return [first, Math.min(end, lines.length - 1)];
 }

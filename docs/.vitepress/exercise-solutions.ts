@@ -22,6 +22,12 @@ function chapterNumber(slug: string): number {
   return Number(slug.slice(0, 2));
 }
 
+/** A fence longer than any run of backticks in the text, so the text cannot close it. */
+export function fenceFor(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((run) => run[0].length));
+  return "`".repeat(longest + 1);
+}
+
 export function expandSolutions(slug: string, markdown: string): string {
   return markdown.replace(SOLUTION_BLOCK, (_all, indent: string, id: string, text: string) => {
     const path = join(EXERCISES_DIR, slug, id, "solution.diff");
@@ -29,7 +35,7 @@ export function expandSolutions(slug: string, markdown: string): string {
       throw new Error(`::: solution ${id}: exercises/${slug}/${id}/solution.diff does not exist.`);
     }
     const diff = readFileSync(path, "utf8").replace(/\n$/, "");
-    const ticks = diff.includes("```") ? "````" : "```";
+    const ticks = fenceFor(diff);
     const why = text
       .split("\n")
       .map((line) => line.slice(Math.min(indent.length, /^\s*/.exec(line)![0].length)))
@@ -47,6 +53,11 @@ export function expandSolutions(slug: string, markdown: string): string {
         `(\`exercises/${slug}/${id}/\`).`,
       ":::",
     ];
-    return lines.map((line) => (line === "" ? "" : indent + line)).join("\n");
+    // Every line, the diff's included, carries the indentation of the list item it sits in.
+    return lines
+      .join("\n")
+      .split("\n")
+      .map((line) => (line === "" ? "" : indent + line))
+      .join("\n");
   });
 }

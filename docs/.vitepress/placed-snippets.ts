@@ -33,6 +33,7 @@ import { join, relative, sep } from "node:path";
 import { diffArgs } from "../../scripts/lib/chapter-diff.ts";
 import { listChapters, ROOT } from "../../scripts/lib/chapters.ts";
 import { namedRange, topLevelDeclarations } from "./code-import.ts";
+import { fenceFor } from "./exercise-solutions.ts";
 
 export interface DiffLine {
   kind: " " | "+" | "-";
@@ -108,8 +109,15 @@ export function chapterChanges(from: string | undefined, to: string): FileChange
     const newPath = join(newDir, file);
     const oldLines = textLines(oldPath);
     const newLines = textLines(newPath);
-    if (existsSync(oldPath) && existsSync(newPath) && sameText(oldLines, newLines)) continue;
-    const status = !existsSync(oldPath) ? "added" : !existsSync(newPath) ? "deleted" : "modified";
+    if (oldDir && existsSync(oldPath) && existsSync(newPath) && sameText(oldLines, newLines)) {
+      continue;
+    }
+    const status =
+      oldDir === undefined || !existsSync(oldPath)
+        ? "added"
+        : !existsSync(newPath)
+          ? "deleted"
+          : "modified";
     const lines =
       status === "added"
         ? newLines.map((text, i): DiffLine => ({ kind: "+", text, newLine: i + 1 }))
@@ -257,7 +265,8 @@ function selectOne(change: FileChange, selector: string): Selection {
     const lines = newRange(change, first, last);
     const inside = enclosing(change, first);
     const place = inside && inside === enclosing(change, last) ? ` in ${code(inside)}` : "";
-    return { lines: [...lines], where: `lines ${first}–${last}${place}` };
+    const span = first === last ? `line ${first}` : `lines ${first}–${last}`;
+    return { lines: [...lines], where: `${span}${place}` };
   }
   const inNewFile = namedRange(change.newLines, selector);
   if (inNewFile) {
@@ -486,6 +495,19 @@ function renderLines(change: FileChange, chosen: DiffLine[]): Rendered {
     if (j - i <= 2 * KEEP_AROUND) for (let k = i; k < j; k++) visible[k] = true;
     i = j;
   }
+  // A gap made only of blank lines (between two selected declarations) is shown, not folded.
+  for (let i = 0; i < all.length;) {
+    if (visible[i]) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < all.length && !visible[j]) j++;
+    if (all.slice(i, j).every((line) => line.text.trim() === "")) {
+      for (let k = i; k < j; k++) visible[k] = true;
+    }
+    i = j;
+  }
   // Blank context at either end is noise.
   for (
     let i = 0;
@@ -527,7 +549,7 @@ function renderLines(change: FileChange, chosen: DiffLine[]): Rendered {
 }
 
 function foldLine(path: string, hidden: number, changed: boolean): string {
-  const lines = hidden === 1 ? "1 line" : `${hidden} lines`;
+  const lines = hidden === 0 ? "removed lines" : hidden === 1 ? "1 line" : `${hidden} lines`;
   const what = changed
     ? `${lines} not shown here`
     : `${hidden === 1 ? "1 unchanged line" : `${hidden} unchanged lines`}`;
@@ -546,7 +568,7 @@ function fence(lang: string, rendered: Rendered, diffMarks: boolean): string {
   const marks = diffMarks
     ? ` ${MARKS}${rendered.added.join(".")}|${rendered.removed.join(".")}|${rendered.folded.join(".")}`
     : ` ${MARKS}||${rendered.folded.join(".")}`;
-  const ticks = rendered.code.includes("```") ? "````" : "```";
+  const ticks = fenceFor(rendered.code);
   return `${ticks}${lang}${marks}\n${rendered.code}\n${ticks}`;
 }
 

@@ -148,7 +148,7 @@ describe.concurrent("the built site", () => {
   });
 
   test.each(chapterPages)(
-    "$urlPath loads and shows the chapter's code, its highlighted diff and a real run",
+    "$urlPath shows placed snippets, its highlighted diff, the runs that break it, a recap, and no code that scrolls sideways",
     async ({ source, urlPath }) => {
       const { page, problems } = await visit(urlPath);
       await expectRendered(page);
@@ -167,9 +167,31 @@ describe.concurrent("the built site", () => {
       );
       expect(colours).toBeGreaterThanOrEqual(3);
 
-      const run = page.locator(".transcript div.language-text pre");
-      expect(await run.count()).toBe(1);
-      expect(await run.textContent()).toMatch(/^\$ .*pnpm chapter \d/);
+      // Placed snippets: each names its file, and the diff ones colour added and removed lines.
+      expect(await page.locator(".change .change-file").count()).toBeGreaterThan(2);
+
+      // "Run it" and "Break it": captured runs, who-says-what coloured.
+      const runs = page.locator(".transcript-run pre");
+      expect(await runs.first().textContent()).toMatch(/^\$ .*pnpm chapter \d/);
+      const breakIt = await page.evaluate<number>(
+        "(() => { const h = document.getElementById('break-it'); let n = 0; for (let e = h?.nextElementSibling; e && e.tagName !== 'H2'; e = e.nextElementSibling) n += e.matches('.transcript-run') ? 1 : e.querySelectorAll('.transcript-run').length; return n; })()",
+      );
+      // Chapters 1 and 2 have no run on the chapter before (their pages say why).
+      const slug = source.replace(/^chapters\/|\.md$/g, "");
+      expect(breakIt).toBe(["01-model-client", "02-context"].includes(slug) ? 1 : 2);
+      expect(await page.locator("h2#what-you-built").count()).toBe(1);
+
+      // No code block scrolls sideways at 1280 px: with every fold open, each fits its column.
+      await page.evaluate(
+        "document.querySelectorAll('details').forEach((d) => { d.open = true; })",
+      );
+      const scrolling = await page.evaluate<string[]>(
+        "[...document.querySelectorAll('.vp-doc pre')].filter((p) => p.scrollWidth > p.clientWidth + 1).map((p) => (p.textContent ?? '').split('\\n').sort((a, b) => b.length - a.length)[0].slice(0, 120))",
+      );
+      expect(scrolling, "code blocks that scroll sideways (their longest line)").toEqual([]);
+      await page.evaluate(
+        "document.querySelectorAll('details').forEach((d) => { d.open = false; })",
+      );
 
       await page.locator("details:has(div.language-diff) > summary").first().click();
       await page.screenshot({ path: screenshotName(source), ...SHOT });
