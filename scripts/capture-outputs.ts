@@ -132,10 +132,12 @@ export async function runDemo(slug: string, demo: Demo): Promise<string> {
       throw new Error(`${commandLine(slug, demo)} exited with ${status ?? signal}:\n${output}`);
     }
     const shown = (demo.show ?? []).map((folder) => showFiles(childTmp, folder)).join("");
-    return `${commandLine(slug, demo)}\n${output}${shown}`
-      .replaceAll(childTmp, "/tmp")
-      // The demo ran in an empty folder; a reader runs it from the repository they cloned.
-      .replaceAll(scratch, READER_CLONE);
+    return (
+      `${commandLine(slug, demo)}\n${output}${shown}`
+        .replaceAll(childTmp, "/tmp")
+        // The demo ran in an empty folder; a reader runs it from the repository they cloned.
+        .replaceAll(scratch, READER_CLONE)
+    );
   } finally {
     closeSync(log);
     rmSync(scratch, { recursive: true, force: true });
