@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
+  notTheDemoRepository,
+  selectStep,
   listScripts,
   loadScript,
   parseScript,
@@ -67,7 +69,7 @@ describe("parseScript", () => {
       'invalid script t.json: "steps" must be a non-empty array of steps.',
     );
     expect(errorFor({ ...valid, stpes: [] })).toBe(
-      'invalid script t.json: the top level has an unknown key "stpes" (allowed: name, description, steps, repeatLastStep).',
+      'invalid script t.json: the top level has an unknown key "stpes" (allowed: name, description, steps, repeatLastStep, demoRepository).',
     );
     expect(errorFor({ ...valid, steps: [{ reply: {} }] })).toBe(
       'invalid script t.json: steps[0].reply needs "content", "toolCalls" or both.',
@@ -99,5 +101,45 @@ describe("parseScript", () => {
     expect(errorFor({ ...valid, repeatLastStep: "yes" })).toBe(
       'invalid script t.json: "repeatLastStep" must be true or false, got string "yes".',
     );
+  });
+});
+
+describe("a demo-repository script on another folder", () => {
+  const request = (toolResult: string) => ({
+    model: "offline",
+    messages: [
+      { role: "user" as const, content: "fix the bug" },
+      {
+        role: "assistant" as const,
+        content: "",
+        tool_calls: [
+          {
+            id: "call_read_cart",
+            type: "function" as const,
+            function: { name: "read_file", arguments: '{"path":"src/cart.mjs"}' },
+          },
+        ],
+      },
+      { role: "tool" as const, tool_call_id: "call_read_cart", content: toolResult },
+    ],
+    tools: [{ type: "function" as const, function: { name: "apply_patch" } }],
+  });
+  const missing = "Error [file_not_found]: src/cart.mjs does not exist.";
+
+  it("says the demo only fits its repository and stops, instead of replaying the fix", () => {
+    const selection = selectStep(loadScript("fix-bug"), request(missing));
+    expect(selection).toEqual({
+      ok: true,
+      index: 1,
+      reply: { content: notTheDemoRepository(missing) },
+    });
+    expect(notTheDemoRepository(missing)).toContain(
+      "only fits the tutorial's demo repository (shared/demo-repo)",
+    );
+  });
+
+  it("replays the script when the file was there", () => {
+    const selection = selectStep(loadScript("fix-bug"), request("export function total() {}"));
+    expect(selection.ok && selection.reply.toolCalls?.[0]?.name).toBe("apply_patch");
   });
 });

@@ -10,6 +10,7 @@ export {
   parseScript,
   listScripts,
   selectStep,
+  notTheDemoRepository,
   ScriptError,
   SCRIPTS_DIR,
   LAST_USER_MESSAGE_PLACEHOLDER,

@@ -31,6 +31,12 @@ export interface Script {
   steps: ScriptStep[];
   /** When true, requests past the end replay the last step (a chat that never runs out). */
   repeatLastStep?: boolean;
+  /**
+   * When true, the script was written for the demo repository (shared/demo-repo). A tool result
+   * saying a file it reads does not exist means the run points at another folder: the demo says
+   * so and stops, instead of replaying a fix of files that are not there.
+   */
+  demoRepository?: boolean;
 }
 
 /** Thrown for a script file that is missing or malformed. */
@@ -93,11 +99,19 @@ export function parseScript(value: unknown, source: string): Script {
     throw new ScriptError(`invalid script ${source}: ${where} ${problem}`);
   };
   const script = expectObject(value, "the top level", fail);
-  checkKeys(script, ["name", "description", "steps", "repeatLastStep"], "the top level", fail);
+  checkKeys(
+    script,
+    ["name", "description", "steps", "repeatLastStep", "demoRepository"],
+    "the top level",
+    fail,
+  );
   const name = expectText(script.name, '"name"', fail);
   const description = expectText(script.description, '"description"', fail);
   if (script.repeatLastStep !== undefined && typeof script.repeatLastStep !== "boolean") {
     fail('"repeatLastStep"', `must be true or false, got ${describeJson(script.repeatLastStep)}.`);
+  }
+  if (script.demoRepository !== undefined && typeof script.demoRepository !== "boolean") {
+    fail('"demoRepository"', `must be true or false, got ${describeJson(script.demoRepository)}.`);
   }
   if (!Array.isArray(script.steps) || script.steps.length === 0) {
     fail('"steps"', "must be a non-empty array of steps.");
@@ -108,6 +122,7 @@ export function parseScript(value: unknown, source: string): Script {
     description,
     steps,
     ...(script.repeatLastStep === true ? { repeatLastStep: true } : {}),
+    ...(script.demoRepository === true ? { demoRepository: true } : {}),
   };
 }
 
@@ -252,6 +267,11 @@ export type StepSelection =
  */
 export function selectStep(script: Script, request: ChatRequestBody): StepSelection {
   const messages = request.messages;
+  const missing = script.demoRepository ? missingDemoFile(messages) : undefined;
+  if (missing !== undefined) {
+    const asked = messages.filter((message) => message.role === "assistant").length;
+    return { ok: true, index: asked, reply: { content: notTheDemoRepository(missing) } };
+  }
   const asked = messages.filter((message) => message.role === "assistant").length;
   const last = script.steps.length - 1;
   const index = asked > last && script.repeatLastStep === true ? last : asked;
@@ -267,6 +287,25 @@ export function selectStep(script: Script, request: ChatRequestBody): StepSelect
   const undeclared = firstUndeclaredTool(step, request);
   if (undeclared !== undefined) return offScript(`${where} ${undeclared}`);
   return { ok: true, index, reply: renderReply(step.reply, messages) };
+}
+
+/** The first line of a trailing tool result that says a file does not exist, if any. */
+function missingDemoFile(messages: WireMessage[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0 && messages[i]?.role === "tool"; i--) {
+    const text = messageText(messages[i]);
+    if (text.includes("file_not_found")) return truncate(text.split("\n")[0]!.trim(), 200);
+  }
+  return undefined;
+}
+
+/** The demo's last word when it runs on a folder that is not the demo repository. */
+export function notTheDemoRepository(toolResult: string): string {
+  return (
+    "(Scripted demo) This scripted demo only fits the tutorial's demo repository (shared/demo-repo), " +
+    `and this workspace is not it: ${toolResult} ` +
+    "The demo stops here and has changed nothing. To work on this folder, configure a model: " +
+    "OPENAI_API_KEY, or OPENAI_BASE_URL and AGENT_MODEL."
+  );
 }
 
 function offScript(detail: string): StepSelection {
