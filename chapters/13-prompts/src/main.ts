@@ -4,6 +4,8 @@
 //   pnpm chapter 13 -- undo [RUN_ID] [--repo PATH]
 // Without --repo a task works on a scratch copy of the demo repository (kept, so you can look,
 // and undo), and undo works on the folder you started pnpm in.
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { copyDemoRepo } from "@build-agent/shared/demo-repo";
@@ -40,6 +42,10 @@ export async function main(argv: string[]): Promise<number> {
     args = parseCommandLine(argv);
   } catch (error) {
     printError(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (args.repo !== undefined && !(await isFolder(args.repo))) {
+    printError(`--repo ${args.repo}: no such folder; pass the folder of a repository\n${USAGE}`);
     return 2;
   }
   if (args.kind === "undo") return undo(args.repo, args.runId);
@@ -191,13 +197,20 @@ function parseCommandLine(argv: string[]): CommandLine {
     options: { repo: { type: "string" }, "print-prompt": { type: "boolean" } },
     allowPositionals: true,
   });
-  if (values["print-prompt"]) return { kind: "print-prompt", repo: values.repo };
+  // pnpm runs scripts from the monorepo root; INIT_CWD is where the person typed the command.
+  const repo =
+    values.repo === undefined ? undefined : resolve(process.env.INIT_CWD ?? "", values.repo);
+  if (values["print-prompt"]) return { kind: "print-prompt", repo };
   if (positionals[0] === "undo") {
     if (positionals.length > 2) throw new Error("undo takes at most one RUN_ID.");
-    return { kind: "undo", runId: positionals[1], repo: values.repo };
+    return { kind: "undo", runId: positionals[1], repo };
   }
   const task = positionals.join(" ").trim();
-  return { kind: "task", task: task === "" ? DEFAULT_TASK : task, repo: values.repo };
+  return { kind: "task", task: task === "" ? DEFAULT_TASK : task, repo };
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() === true;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

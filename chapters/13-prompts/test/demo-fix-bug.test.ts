@@ -115,4 +115,16 @@ describe("chapter 13 command line", () => {
     expect(await main(["undo", "a", "b"])).toBe(2);
     expect(stderr()).toContain("undo takes at most one RUN_ID.");
   });
+
+  it("refuses a --repo that is not a folder, and creates nothing there", async () => {
+    const stderr = capture(process.stderr);
+    const missing = path.join(workspace, "no-such-folder");
+    for (const args of [["fix it"], ["--print-prompt"], ["undo"]]) {
+      expect(await main([...args, "--repo", missing])).toBe(2);
+    }
+    expect(stderr()).toContain(
+      `--repo ${missing}: no such folder; pass the folder of a repository`,
+    );
+    await expect(readFile(path.join(missing, ".agent", "runs"))).rejects.toThrow(/ENOENT/);
+  });
 });

@@ -4,6 +4,8 @@
 //   pnpm chapter 14 -- undo [RUN_ID] [--repo PATH]
 // Without --repo a task works on a scratch copy of the demo repository (kept, so you can look,
 // and undo), and undo works on the folder you started pnpm in.
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { copyDemoRepo } from "@build-agent/shared/demo-repo";
@@ -36,6 +38,10 @@ export async function main(argv: string[]): Promise<number> {
     args = parseCommandLine(argv);
   } catch (error) {
     printError(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (args.repo !== undefined && !(await isFolder(args.repo))) {
+    printError(`--repo ${args.repo}: no such folder; pass the folder of a repository\n${USAGE}`);
     return 2;
   }
   if (args.kind === "undo") return undo(args.repo, args.runId);
@@ -133,18 +139,25 @@ function parseCommandLine(argv: string[]): CommandLine {
     },
     allowPositionals: true,
   });
-  if (values["print-prompt"]) return { kind: "print-prompt", repo: values.repo };
+  // pnpm runs scripts from the monorepo root; INIT_CWD is where the person typed the command.
+  const repo =
+    values.repo === undefined ? undefined : resolve(process.env.INIT_CWD ?? "", values.repo);
+  if (values["print-prompt"]) return { kind: "print-prompt", repo };
   if (positionals[0] === "undo") {
     if (positionals.length > 2) throw new Error("undo takes at most one RUN_ID.");
-    return { kind: "undo", runId: positionals[1], repo: values.repo };
+    return { kind: "undo", runId: positionals[1], repo };
   }
   const task = positionals.join(" ").trim();
   return {
     kind: "task",
     task: task === "" ? DEFAULT_TASK : task,
-    repo: values.repo,
+    repo,
     maxSteps: wholeNumber(values["max-steps"], "--max-steps", DEFAULT_MAX_STEPS),
   };
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() === true;
 }
 
 function wholeNumber(text: string | undefined, flag: string, fallback: number): number {
