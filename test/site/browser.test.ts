@@ -30,6 +30,10 @@ const PHONE = 390;
 // took twice as long to encode; at this quality the text stays sharp enough to read.
 const WHOLE_PAGES = IN_CI || process.env.SCREENSHOTS === "full";
 const SHOT = { fullPage: WHOLE_PAGES, quality: 85 } as const;
+// A chapter page shows every line its lesson changes: tens of thousands of pixels tall. Checking
+// each code block and shooting the whole page (in CI) takes longer than the default 30 s on a
+// loaded two-core machine.
+const PAGE_TIMEOUT = 120_000;
 const pages = sitePages();
 const chapterPages = pages.filter((page) => page.source.startsWith("chapters/"));
 const otherPages = pages.filter((page) => !chapterPages.includes(page));
@@ -198,21 +202,30 @@ describe.concurrent("the built site", () => {
       expect(problems).toEqual([]);
       await page.close();
     },
+    PAGE_TIMEOUT,
   );
 
-  test.each(pages)("$urlPath fits a phone", async ({ source, urlPath }) => {
-    const { page, problems } = await visit(urlPath, { width: PHONE });
-    // Unfolded, the widest blocks are on the page: they must scroll inside, not the page.
-    await page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })");
-    expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
-    await page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = false; })");
-    await page.screenshot({
-      path: screenshotName(source, "-phone"),
-      ...SHOT,
-    });
-    expect(problems).toEqual([]);
-    await page.close();
-  });
+  test.each(pages)(
+    "$urlPath fits a phone",
+    async ({ source, urlPath }) => {
+      const { page, problems } = await visit(urlPath, { width: PHONE });
+      // Unfolded, the widest blocks are on the page: they must scroll inside, not the page.
+      await page.evaluate(
+        "document.querySelectorAll('details').forEach((d) => { d.open = true; })",
+      );
+      expect(await pageOverflow(page)).toBeLessThanOrEqual(0);
+      await page.evaluate(
+        "document.querySelectorAll('details').forEach((d) => { d.open = false; })",
+      );
+      await page.screenshot({
+        path: screenshotName(source, "-phone"),
+        ...SHOT,
+      });
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+    PAGE_TIMEOUT,
+  );
 
   test.each([pages.find((page) => page.source === "index.md")!, chapterPages.at(-1)!])(
     "$urlPath follows a dark system theme",
