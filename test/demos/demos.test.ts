@@ -29,6 +29,9 @@ const withPrevious = owners
       pair.previous !== undefined && loadScenario(pair.owner.slug).previous !== undefined,
   );
 const quiet = { write: () => {} };
+// A scenario is a real run of a chapter as a child process; chapter 15's makes fifty model calls.
+// On a loaded two-core machine (the whole suite runs beside it) that can take over 30 s.
+const RUN_TIMEOUT = 120_000;
 
 describe.concurrent("break-it scenarios", () => {
   test.each(owners.map((c) => [c.slug, c] as const))(
@@ -38,6 +41,7 @@ describe.concurrent("break-it scenarios", () => {
       expect(run.ok, run.transcript).toBe(true);
       expectCaptured(breakItPath(owner, "this"), breakItCapture(owner, owner, run.transcript));
     },
+    RUN_TIMEOUT,
   );
 
   test.each(withPrevious.map((p) => [p.owner.slug, p] as const))(
@@ -50,6 +54,7 @@ describe.concurrent("break-it scenarios", () => {
         breakItCapture(owner, previous, run.transcript),
       );
     },
+    RUN_TIMEOUT,
   );
 });
 
