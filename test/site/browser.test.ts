@@ -26,14 +26,14 @@ const SCREENSHOTS = join(ROOT, "test-results", "screenshots");
 const PHONE = 390;
 // Screenshots are for a person to look at, not checks. A whole chapter page is over 13,000 px
 // tall, and shooting it cost as much CPU as loading and checking the page, so by default each
-// test keeps the first screen; CI, and `SCREENSHOTS=full`, keep whole pages. JPEG, because PNG
-// took twice as long to encode; at this quality the text stays sharp enough to read.
-const WHOLE_PAGES = IN_CI || process.env.SCREENSHOTS === "full";
-const SHOT = { fullPage: WHOLE_PAGES, quality: 85 } as const;
+// test keeps the first screen, in CI too; `SCREENSHOTS=full` keeps whole pages. JPEG, because
+// PNG took twice as long to encode; at this quality the text stays sharp enough to read.
+const WHOLE_PAGES = process.env.SCREENSHOTS === "full";
 // A chapter page shows every line its lesson changes: tens of thousands of pixels tall. Checking
-// each code block and shooting the whole page (in CI) takes longer than the default 30 s on a
-// loaded two-core machine.
+// each code block, and shooting a whole page, takes longer than the default 30 s on a loaded
+// two-core machine; Playwright's screenshot has its own 30 s limit, so it is raised here too.
 const PAGE_TIMEOUT = 120_000;
+const SHOT = { fullPage: WHOLE_PAGES, quality: 85, timeout: PAGE_TIMEOUT } as const;
 const pages = sitePages();
 const chapterPages = pages.filter((page) => page.source.startsWith("chapters/"));
 const otherPages = pages.filter((page) => !chapterPages.includes(page));
@@ -100,7 +100,13 @@ async function visit(
   const url = server.url;
   const screen = `${width}-${colorScheme}`;
   if (!contexts.has(screen)) {
-    contexts.set(screen, browser.newContext({ viewport: { width, height: 900 }, colorScheme }));
+    const opening = browser.newContext({ viewport: { width, height: 900 }, colorScheme });
+    // Every wait in a page (load, locator, screenshot) gets the same allowance as the test.
+    const withTimeout = opening.then((context) => {
+      context.setDefaultTimeout(PAGE_TIMEOUT);
+      return context;
+    });
+    contexts.set(screen, withTimeout);
   }
   const page = await (await contexts.get(screen)!).newPage();
   const problems: string[] = [];
@@ -232,7 +238,11 @@ describe.concurrent("the built site", () => {
     async ({ source, urlPath }) => {
       const { page, problems } = await visit(urlPath, { colorScheme: "dark" });
       expect(await page.locator("html").getAttribute("class")).toMatch(/\bdark\b/);
-      await page.screenshot({ path: screenshotName(source, "-dark"), quality: SHOT.quality });
+      await page.screenshot({
+        path: screenshotName(source, "-dark"),
+        quality: SHOT.quality,
+        timeout: PAGE_TIMEOUT,
+      });
       expect(problems).toEqual([]);
       await page.close();
     },
@@ -246,7 +256,11 @@ describe.concurrent("the built site", () => {
     const result = page.locator(".VPLocalSearchBox a.result").first();
     await result.waitFor({ state: "visible" });
     expect(await page.locator(".VPLocalSearchBox a.result").count()).toBeGreaterThan(0);
-    await page.screenshot({ path: join(SCREENSHOTS, "search.jpg"), quality: SHOT.quality });
+    await page.screenshot({
+      path: join(SCREENSHOTS, "search.jpg"),
+      quality: SHOT.quality,
+      timeout: PAGE_TIMEOUT,
+    });
 
     await input.fill("zqxjkv");
     await page.locator(".VPLocalSearchBox .no-results").waitFor({ state: "visible" });
