@@ -3,6 +3,9 @@
 //   pnpm chapters:check   fails when a chapter differs from the previous one outside its lesson,
 //                         or when its src/ changes more lines than one lesson should (700)
 //   pnpm chapters:sync    carries every non-lesson file forward from chapter N-1 to N, in order
+//   pnpm chapters:sync -- src/x.ts test/y.ts
+//                         the same, for those chapter-relative paths only (so two people fixing
+//                         different files do not carry each other's unfinished work forward)
 //
 // Each chapter's chapter.json lists the files its lesson adds, changes or deletes. Everything else
 // must be byte-identical to the previous chapter. A fix made in chapter 2 reaches every later chapter by
@@ -152,13 +155,14 @@ function write(path: string, bytes: Buffer | undefined): void {
   writeFileSync(path, bytes);
 }
 
-function sync(): number {
+function sync(only: readonly string[]): number {
   const report: string[] = [];
   const conflicts: string[] = [];
+  const wanted = (file: string) => only.length === 0 || only.includes(file);
   // In order, so a fix in chapter 2 travels through 3, 4, ... in one run.
   for (const [prev, next] of pairs()) {
     const files = new Set([...snapshotFiles(prev), ...snapshotFiles(next)]);
-    for (const file of [...files].sort()) {
+    for (const file of [...files].filter(wanted).sort()) {
       const theirs = readIfExists(join(prev.dir, file));
       const ours = readIfExists(join(next.dir, file));
       if (sameBytes(theirs, ours)) continue;
@@ -217,8 +221,9 @@ function sync(): number {
 
 const command = process.argv[2];
 if (command === "check") process.exitCode = check();
-else if (command === "sync") process.exitCode = sync();
+else if (command === "sync")
+  process.exitCode = sync(process.argv.slice(3).filter((a) => a !== "--"));
 else {
-  console.error("usage: tsx scripts/chapters.ts check|sync");
+  console.error("usage: tsx scripts/chapters.ts check | sync [chapter-relative paths]");
   process.exitCode = 2;
 }
