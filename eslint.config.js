@@ -5,6 +5,8 @@ export default tseslint.config(
   {
     ignores: [
       "**/node_modules/**",
+      // Built by scripts/build-cli.ts (gitignored): bundled code, not ours to lint.
+      "dist/**",
       "docs/.vitepress/cache/**",
       "docs/.vitepress/dist/**",
       "test/conformance/codex-apply-patch/**",

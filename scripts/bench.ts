@@ -1,127 +1,191 @@
-// pnpm bench: how fast apply_patch's engine is, as ratios against a reference run in the same script.
+// pnpm bench [-- --quick] [--out DIR]
 //
-// 1. In process: our `applyHunks` (Codex format, context matching with the whole ladder and the
-//    ambiguity check) against the `diff` package's `applyPatch` (unified diff with line numbers) making
-//    the same edits to the same file. Ratio = ours / reference; lower is better.
-// 2. Scaling: the same edit count on a file twice as large. A linear matcher roughly doubles; a
-//    quadratic one quadruples. Ratio = time(2N) / time(N).
-// 3. End to end: `apply-patch` CLI process against `git apply` process on the same change (startup
-//    included, which dominates: this tells a user what one call costs).
-// Wall-clock numbers on a shared machine are noisy: each figure is the median of several runs, and only
-// ratios are printed as results.
+// How fast the newest chapter's agent is, each measure against a reference run in the same script,
+// on the same machine, at the same time (interleaved: a burst of load hits both sides alike):
+//   Start-up  the apply-patch CLI on a tiny patch, against `node -e 0`, GNU patch and git apply
+//   Engine    parse + apply (in process) against GNU patch, git apply and jsdiff
+//   Scaling   the engine over 10k..1M lines and 50..400 hunks: exponents and peak memory
+//   Search    search_text and list_files against ripgrep on 20,000 files
+//   Loop      the Agent Loop's time per step against a bare SDK loop
+//   Tokens    the system prompt and tool schemas every model call carries
+// How each is measured is written at the top of its file in bench/. Prints one table, each row
+// with its target and PASS or MISS, and writes it as Markdown and JSON to bench/results/ (the
+// committed reference run: latest.md, latest.json) and as a chart to docs/public/bench/latest.svg,
+// which the site's reference page shows. --quick runs small sizes (a smoke test; the numbers mean
+// little) and writes bench/results/quick.*; --out DIR writes there instead.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { applyPatch as applyUnifiedDiff, createPatch } from "diff";
-import { listChapters } from "./lib/chapters.ts";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { parseArgs } from "node:util";
+import { format } from "prettier";
+import { benchChart } from "../bench/chart.ts";
+import type { BenchContext, SectionResult } from "../bench/context.ts";
+import { measureEngine } from "../bench/engine-bench.ts";
+import { loadEngine } from "../bench/engine.ts";
+import { measureLoop } from "../bench/loop-bench.ts";
+import { consoleTable, markdownTable, mb, ms, row, type Row } from "../bench/report.ts";
+import type { ScalingPoint } from "../bench/scaling.ts";
+import { measureScaling } from "../bench/scaling.ts";
+import { measureSearch } from "../bench/search-bench.ts";
+import { measureStartup } from "../bench/startup.ts";
+import { measureTokens } from "../bench/tokens.ts";
+import { buildCliBundle } from "./build-cli.ts";
+import { ROOT } from "./lib/chapters.ts";
+import { userArgs } from "./lib/run-chapter-module.ts";
 
-interface Engine {
-  parsePatch(text: string): { operations: Array<{ kind: string; hunks?: unknown[] }> };
-  applyHunks(fileText: string, hunks: never[], path: string): { text: string };
-}
+const { values } = parseArgs({
+  args: userArgs(process.argv.slice(2)),
+  options: { quick: { type: "boolean" }, out: { type: "string" } },
+});
+const quick = values.quick === true;
+const started = new Date();
+const loadBefore = loadavg();
+const scratch = mkdtempSync(join(tmpdir(), "agent-bench-"));
 
-const newest = listChapters()
-  .filter((c) => c.number >= 4)
-  .at(-1);
-if (newest === undefined) throw new Error("pnpm bench: no chapter with apply_patch yet");
-const load = (file: string): Promise<unknown> =>
-  import(pathToFileURL(join(newest.dir, "src", "patch", file)).href);
-const { parsePatch } = (await load("parse-patch.ts")) as Pick<Engine, "parsePatch">;
-const { applyHunks } = (await load("apply-hunks.ts")) as Pick<Engine, "applyHunks">;
-
-/** A source file of `lines` unique lines, and `edits` one-line changes spread evenly through it. */
-function makeCase(lines: number, edits: number): { before: string; after: string; codex: string } {
-  const original = Array.from(
-    { length: lines },
-    (_, i) => `  const value${i} = compute(${i}, "item ${i}");`,
+try {
+  const bundle = join(scratch, "apply-patch.mjs");
+  const manifest = await buildCliBundle({ outFile: bundle });
+  if (manifest === undefined) throw new Error("pnpm bench: no chapter has the apply-patch CLI yet");
+  const engine = await loadEngine();
+  const context: BenchContext = { quick, scratch, bundle, cliSource: manifest.entry };
+  console.log(
+    `pnpm bench${quick ? " --quick" : ""}: chapter ${engine.chapter.slug}, ${cpus().length} cores, load ${loadBefore.map((l) => l.toFixed(2)).join(" ")}\n`,
   );
-  const changed = [...original];
-  const hunks: string[] = [];
-  for (let e = 0; e < edits; e++) {
-    const at = Math.floor(((e + 0.5) * lines) / edits);
-    changed[at] = `  const value${at} = computeFaster(${at}, "item ${at}");`;
-    hunks.push(
-      "@@",
-      ` ${original[at - 2]}`,
-      ` ${original[at - 1]}`,
-      `-${original[at]}`,
-      `+${changed[at]}`,
-      ` ${original[at + 1]}`,
-      ` ${original[at + 2]}`,
-    );
+
+  const sections: Array<[string, () => Promise<SectionResult>]> = [
+    ["startup", () => measureStartup(context)],
+    ["engine", () => measureEngine(context, engine)],
+    ["scaling", () => measureScaling(context)],
+    ["search", () => measureSearch(context)],
+    ["loop", () => measureLoop(context)],
+    ["tokens", () => measureTokens(context)],
+  ];
+  const rows: Row[] = [];
+  const data: Record<string, unknown> = {};
+  let failed = false;
+  for (const [name, measure] of sections) {
+    const began = performance.now();
+    try {
+      const result = await measure();
+      rows.push(...result.rows);
+      data[name] = result.data;
+    } catch (error) {
+      // One broken section still leaves the others' numbers; the exit status says it broke.
+      failed = true;
+      const message = (error as Error).stack ?? String(error);
+      console.error(`pnpm bench: the ${name} section failed:\n${message}\n`);
+      rows.push(failedRow(name, (error as Error).message));
+      data[name] = { error: (error as Error).message };
+    }
+    console.log(`(${name}: ${ms(performance.now() - began)})`);
   }
-  const codex = ["*** Begin Patch", "*** Update File: big.ts", ...hunks, "*** End Patch", ""].join(
-    "\n",
-  );
-  return { before: original.join("\n") + "\n", after: changed.join("\n") + "\n", codex };
-}
 
-function median(run: () => void, times: number): number {
-  const samples: number[] = [];
-  for (let i = 0; i < times; i++) {
-    const start = process.hrtime.bigint();
-    run();
-    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  return samples.sort((a, b) => a - b)[Math.floor(times / 2)]!;
-}
-
-function inProcess(lines: number, edits: number): { ours: number; reference: number } {
-  const { before, after, codex } = makeCase(lines, edits);
-  const unified = createPatch("big.ts", before, after, "", "", { context: 2 });
-  const hunks = parsePatch(codex).operations[0]!.hunks as never[];
-  // Both must really produce the same file, or the comparison means nothing.
-  if (applyHunks(before, hunks, "big.ts").text !== after) throw new Error("engine result differs");
-  if (applyUnifiedDiff(before, unified) !== after) throw new Error("reference result differs");
-  const ours = median(() => applyHunks(before, hunks, "big.ts"), 7);
-  const reference = median(() => applyUnifiedDiff(before, unified), 7);
-  return { ours, reference };
-}
-
-function endToEnd(lines: number, edits: number): { ours: number; reference: number } {
-  const { before, after, codex } = makeCase(lines, edits);
-  const unified = createPatch("big.ts", before, after, "", "", { context: 2 })
-    .replace(/^--- big\.ts.*$/m, "--- a/big.ts")
-    .replace(/^\+\+\+ big\.ts.*$/m, "+++ b/big.ts");
-  const dir = mkdtempSync(join(tmpdir(), "bench-"));
-  const cli = join(newest!.dir, "src", "apply-patch-cli.ts");
-  const run = (command: string, args: string[]): void => {
-    writeFileSync(join(dir, "big.ts"), before);
-    const result = spawnSync(command, args, { cwd: dir, encoding: "utf8" });
-    if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr}`);
+  console.log("\n" + consoleTable(rows));
+  const meta = {
+    command: `pnpm bench${quick ? " -- --quick" : ""}`,
+    date: started.toISOString(),
+    durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
+    chapter: engine.chapter.slug,
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    cpu: `${cpus().length} × ${cpus()[0]?.model ?? "unknown"}`,
+    loadAverage: { before: loadBefore, after: loadavg() },
+    tools: {
+      patch: versionOf("patch", "--version"),
+      git: versionOf("git", "--version"),
+      rg: versionOf("rg", "--version"),
+    },
   };
-  writeFileSync(join(dir, "change.patch"), codex);
-  writeFileSync(join(dir, "change.diff"), unified);
-  try {
-    const ours = median(
-      () => run(process.execPath, ["--import", import.meta.resolve("tsx"), cli, "change.patch"]),
-      5,
-    );
-    const reference = median(() => run("git", ["apply", "--unsafe-paths", "change.diff"]), 5);
-    return { ours, reference };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  await writeResults(meta, rows, data);
+  if (failed) process.exitCode = 1;
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
 }
 
-const fmt = (ms: number): string => `${ms.toFixed(2)} ms`;
-console.log(`apply_patch benchmarks (chapter ${newest.slug}); medians, lower ratio is better\n`);
-const sizes = [10_000, 20_000, 40_000];
-const results = sizes.map((lines) => ({ lines, ...inProcess(lines, 50) }));
-for (const r of results) {
-  console.log(
-    `in process, ${r.lines} lines, 50 hunks: ours ${fmt(r.ours)} vs jsdiff applyPatch ${fmt(r.reference)}  ratio ${(r.ours / r.reference).toFixed(2)}`,
-  );
+function failedRow(section: string, message: string): Row {
+  return row({
+    section,
+    measure: "the section failed",
+    ours: "",
+    reference: "",
+    value: undefined,
+    result: message.split("\n")[0]!.slice(0, 200),
+    limit: undefined,
+  });
 }
-for (let i = 1; i < results.length; i++) {
-  const [a, b] = [results[i - 1]!, results[i]!];
-  console.log(
-    `scaling ${a.lines} -> ${b.lines} lines: ours x${(b.ours / a.ours).toFixed(2)}, jsdiff x${(b.reference / a.reference).toFixed(2)} (linear is about x2)`,
-  );
+
+function versionOf(program: string, flag: string): string {
+  const result = spawnSync(program, [flag], { encoding: "utf8" });
+  return result.status === 0 ? result.stdout.split("\n")[0]!.trim() : "not installed";
 }
-const e2e = endToEnd(20_000, 50);
-console.log(
-  `end to end, 20000 lines, 50 hunks: apply-patch CLI ${fmt(e2e.ours)} vs git apply ${fmt(e2e.reference)}  ratio ${(e2e.ours / e2e.reference).toFixed(2)}`,
-);
+
+async function writeResults(
+  meta: Record<string, unknown> & { command: string; date: string; node: string; cpu: string },
+  rows: Row[],
+  data: Record<string, unknown>,
+): Promise<void> {
+  const name = quick ? "quick" : "latest";
+  const dir = values.out ?? join(ROOT, "bench", "results");
+  // The full run's chart goes where the site serves it; a quick or redirected run keeps its own.
+  const svgPath =
+    quick || values.out !== undefined
+      ? join(dir, `${name}.svg`)
+      : join(ROOT, "docs", "public", "bench", "latest.svg");
+  mkdirSync(dir, { recursive: true });
+  mkdirSync(join(svgPath, ".."), { recursive: true });
+
+  const json = JSON.stringify({ meta, rows, ...data });
+  writeFileSync(join(dir, `${name}.json`), await format(json, { parser: "json", printWidth: 100 }));
+  writeFileSync(join(dir, `${name}.md`), markdown(meta, rows, data));
+  const scaling = data.scaling as
+    | {
+        points: ScalingPoint[];
+        lineSizes: number[];
+        hunkSizes: number[];
+        fixedLines: number;
+        fixedHunks: number;
+      }
+    | undefined;
+  if (scaling?.points !== undefined) {
+    const at = (lines: number, hunks: number): ScalingPoint =>
+      scaling.points.find((p) => p.lines === lines && p.hunks === hunks)!;
+    const svg = benchChart({
+      rows,
+      linesSweep: scaling.lineSizes.map((lines) => at(lines, scaling.fixedHunks)),
+      hunksSweep: scaling.hunkSizes.map((hunks) => at(scaling.fixedLines, hunks)),
+    });
+    writeFileSync(svgPath, svg);
+  }
+  const written = [`${name}.json`, `${name}.md`].map((f) => relative(ROOT, join(dir, f)));
+  console.log(`\nwrote ${[...written, relative(ROOT, svgPath)].join(", ")}`);
+}
+
+function markdown(
+  meta: { command: string; date: string; node: string; cpu: string },
+  rows: Row[],
+  data: Record<string, unknown>,
+): string {
+  const parts = [
+    `Measured by \`${meta.command}\` on ${meta.date.slice(0, 10)}: Node ${meta.node}, ${meta.cpu}. ` +
+      "Each figure is the median over interleaved runs, with the minimum in brackets; " +
+      "ratios are ours over the reference (lower is better).",
+    "",
+    markdownTable(rows),
+  ];
+  const scaling = data.scaling as { points?: ScalingPoint[] } | undefined;
+  if (scaling?.points !== undefined) {
+    parts.push(
+      "",
+      "Every size of the scaling sweep (CPU medians; ours in process, GNU patch as a process):",
+      "",
+      "| lines | hunks | file | ours | GNU patch | ratio | ours peak RSS | GNU patch peak RSS |",
+      "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+      ...scaling.points.map((p) => {
+        const patch = p.patch?.cpuMedian;
+        return `| ${p.lines.toLocaleString("en")} | ${p.hunks} | ${mb(p.fileBytes / 1024)} | ${ms(p.ours.cpuMedian)} | ${patch === undefined ? "—" : ms(patch)} | ${patch === undefined ? "—" : `${(p.ours.cpuMedian / patch).toFixed(1)}×`} | ${mb(p.oursPeakRssKb)} | ${p.patchPeakRssKb === undefined ? "—" : mb(p.patchPeakRssKb)} |`;
+      }),
+    );
+  }
+  return parts.join("\n") + "\n";
+}

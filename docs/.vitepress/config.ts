@@ -62,6 +62,7 @@ export default defineConfig({
           { text: "The apply_patch format", link: "/reference/apply-patch" },
           { text: "Configuration", link: "/reference/configuration" },
           { text: "Ledger and note formats", link: "/reference/ledger-and-notes" },
+          { text: "Benchmarks", link: "/reference/bench" },
         ],
       },
     ],

@@ -5,9 +5,14 @@ import type { Fault, OfflineModel, Script } from "@build-agent/shared/offline-mo
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runChat, tokensLine } from "../src/context/chat.ts";
 import { startConversation } from "../src/context/conversation.ts";
+import { countToolTokens } from "../src/context/token-counter.ts";
 import { createModelClient } from "../src/model/model-client.ts";
 import type { ModelEndpoint } from "../src/model/model-endpoint.ts";
+import { toOpenAITool } from "../src/tools/define-tool.ts";
 import { workspaceTools } from "../src/tools/workspace-tools.ts";
+
+// The tool definitions go with every request, so a budget holds them before any message.
+const TOOL_TOKENS = countToolTokens(workspaceTools.map(toOpenAITool));
 
 let server: OfflineModel | undefined;
 let workspace: string;
@@ -146,12 +151,16 @@ describe("runChat through the offline model", () => {
   });
 
   it("drops the oldest turns to fit the budget and says so in one line", async () => {
-    // The scripted answer alone is ~100 tokens: 60 hold a new question, never an old turn too.
-    const { notes, requests } = await chat(["one", "two", "three"], { contextTokens: 60 });
+    // The scripted answer alone is ~100 tokens: 60 beside the tools hold a new question, never
+    // an old turn too.
+    const budget = TOOL_TOKENS + 60;
+    const { notes, requests } = await chat(["one", "two", "three"], { contextTokens: budget });
     const dropped = notes.filter((line) => line.startsWith("context: dropped"));
     expect(dropped).toHaveLength(2);
     expect(dropped[0]).toMatch(
-      /^context: dropped 2 old messages \(\d+ tokens\) to fit the 60-token budget$/,
+      new RegExp(
+        `^context: dropped 2 old messages \\(\\d+ tokens\\) to fit the ${budget}-token budget$`,
+      ),
     );
     expect(requests[2]).toEqual([
       { role: "system", content: "Be brief." },
@@ -160,15 +169,18 @@ describe("runChat through the offline model", () => {
   });
 
   it("refuses a question that cannot fit, without sending it", async () => {
-    const piped = await chat(["word ".repeat(300), "next"], { contextTokens: 100 });
+    const budget = TOOL_TOKENS + 100;
+    const piped = await chat(["word ".repeat(300), "next"], { contextTokens: budget });
     expect(piped.code).toBe(1);
     expect(piped.requests).toHaveLength(0);
     expect(piped.notes[0]).toMatch(
-      /^error: the latest message needs \d+ tokens; with the system prompt that is \d+, more than the 100-token budget: shorten the message, or raise AGENT_CONTEXT_TOKENS$/,
+      new RegExp(
+        `^error: the latest message needs \\d+ tokens; with the system prompt and the tools that is \\d+, more than the ${budget}-token budget: shorten the message, or raise AGENT_CONTEXT_TOKENS$`,
+      ),
     );
 
     const interactive = await chat(["word ".repeat(300), "next"], {
-      contextTokens: 100,
+      contextTokens: budget,
       interactive: true,
     });
     expect(interactive.code).toBe(0);

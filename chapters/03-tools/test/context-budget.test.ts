@@ -1,3 +1,4 @@
+import type { ChatCompletionTool } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
 import { ContextBudgetError, droppedLine, fitToBudget } from "../src/context/context-budget.ts";
 import {
@@ -6,7 +7,11 @@ import {
   startConversation,
   type ChatMessage,
 } from "../src/context/conversation.ts";
-import { countMessageTokens, countRequestTokens } from "../src/context/token-counter.ts";
+import {
+  countMessageTokens,
+  countRequestTokens,
+  countToolTokens,
+} from "../src/context/token-counter.ts";
 
 const user = (content: string): ChatMessage => ({ role: "user", content });
 const assistant = (content: string): ChatMessage => ({ role: "assistant", content });
@@ -95,6 +100,44 @@ describe("fitToBudget", () => {
     expect(() => fitToBudget(conversation, 50)).toThrow(
       new ContextBudgetError(
         "the system prompt alone needs 108 tokens, more than the 50-token budget: raise AGENT_CONTEXT_TOKENS",
+      ),
+    );
+  });
+
+  it("counts the tool definitions in every request, and never drops them", () => {
+    const tools: ChatCompletionTool[] = [
+      {
+        type: "function",
+        function: {
+          name: "read_file",
+          description: "Read a file of the workspace.",
+          parameters: { type: "object", properties: { path: { type: "string" } } },
+        },
+      },
+    ];
+    const conversation = conversationOf(
+      user("first question"),
+      assistant("first answer"),
+      user("second"),
+    );
+    const exact = countRequestTokens(requestMessages(conversation)) + countToolTokens(tools);
+    expect(fitToBudget(conversation, exact, tools)).toMatchObject({
+      tokens: exact,
+      dropped: { messages: 0 },
+    });
+    expect(fitToBudget(conversation, exact - 1, tools).dropped.messages).toBe(2);
+
+    const fixed =
+      countRequestTokens([{ role: "system", content: system }]) + countToolTokens(tools);
+    expect(() => fitToBudget(conversation, fixed - 1, tools)).toThrow(
+      new ContextBudgetError(
+        `the system prompt and the tools alone need ${fixed} tokens, more than the ${fixed - 1}-token budget: raise AGENT_CONTEXT_TOKENS`,
+      ),
+    );
+    const latest = countMessageTokens(user("second"));
+    expect(() => fitToBudget(conversation, fixed, tools)).toThrow(
+      new ContextBudgetError(
+        `the latest message needs ${latest} tokens; with the system prompt and the tools that is ${fixed + latest}, more than the ${fixed}-token budget: shorten the message, or raise AGENT_CONTEXT_TOKENS`,
       ),
     );
   });

@@ -136,4 +136,11 @@ describe("applyHunks: linear work", () => {
     expect(out[49_900]).toBe("LINE 49900");
     expect(out[49_901]).toBe("line 49901");
   });
+
+  it("patches a file of 200,000 lines", () => {
+    // Issue 12: from about 125,000 lines on, `push(...lines)` overflowed the call stack.
+    const big = Array.from({ length: 200_000 }, (_, i) => `line ${i}\n`).join("");
+    const result = applyHunks(big, hunksOf("@@", "-line 199999", "+LINE 199999"), "big.txt");
+    expect(result.text).toBe(big.replace("line 199999\n", "LINE 199999\n"));
+  });
 });

@@ -1,7 +1,11 @@
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { mkdir, open, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { readRegularFile } from "../src/fs/read-regular-file.ts";
+import { isSecretFile } from "../src/fs/secret-files.ts";
 import { runToolCall } from "../src/tools/run-tool-call.ts";
 import { readFileTool, viewFile } from "../src/tools/read-file.ts";
 import { useTempWorkspace } from "./tool-test-workspace.ts";
@@ -141,5 +145,100 @@ describe("read_file", () => {
     expect((await read({ path: "a.txt", offset: 0 })).content).toBe(
       "Error: invalid arguments for read_file:\n- offset: Too small: expected number to be >=1\nCall read_file again with corrected arguments.",
     );
+  });
+});
+
+describe("read_file and files that are not regular files", () => {
+  const unix = process.platform !== "win32";
+
+  /** A FIFO in the workspace; opening it for writing afterwards frees a reader stuck on it. */
+  async function fifo(relPath: string) {
+    const file = path.join(workspace.root(), relPath);
+    execFileSync("mkfifo", [file]);
+    return {
+      release: async () => {
+        const writer = await open(file, constants.O_WRONLY | constants.O_NONBLOCK).catch(
+          () => null,
+        );
+        await writer?.close();
+      },
+    };
+  }
+
+  it.runIf(unix)(
+    "refuses a named pipe (FIFO) at once instead of waiting for a writer",
+    async () => {
+      const pipe = await fifo("events.log");
+      try {
+        expect(await read({ path: "events.log" })).toMatchObject({
+          ok: false,
+          code: "not_regular_file",
+          content:
+            "Error [not_regular_file]: events.log is a named pipe (FIFO), not a regular file: reading it could wait forever or never end.\n" +
+            "Hint: read_file reads regular files only; leave this one alone.",
+        });
+      } finally {
+        await pipe.release();
+      }
+    },
+  );
+
+  // Making a device node takes root (or CAP_MKNOD); elsewhere this test is skipped.
+  const canMknod = unix && process.getuid?.() === 0;
+
+  it.runIf(canMknod)("refuses a device such as /dev/zero, which never ends", async () => {
+    execFileSync("mknod", [path.join(workspace.root(), "zero.txt"), "c", "1", "5"]);
+    expect((await read({ path: "zero.txt" })).content).toBe(
+      "Error [not_regular_file]: zero.txt is a device, not a regular file: reading it could wait forever or never end.\n" +
+        "Hint: read_file reads regular files only; leave this one alone.",
+    );
+    expect((await readRegularFile("/dev/zero")).bytes).toBeNull();
+  });
+});
+
+describe("read_file and secret files", () => {
+  const SECRET = "OPENAI_API_KEY=sk-do-not-send-me\n";
+  const refusal = (where: string) =>
+    `Error [secret_file]: ${where} looks like a file of secrets (keys, passwords, tokens); read_file does not show it, because what it shows is sent to the model's provider.\n` +
+    "Hint: Work without it. If you need a value from it, ask the user.";
+
+  it("refuses .env files, credential files and private keys, in any folder", async () => {
+    for (const name of [".env", "app/.env.local", ".npmrc", ".ssh/id_rsa", "certs/server.key"]) {
+      await put(name, SECRET);
+      const result = await read({ path: name });
+      expect(result).toMatchObject({ ok: false, code: "secret_file", content: refusal(name) });
+      expect(result.content).not.toContain("sk-do-not-send-me");
+    }
+  });
+
+  it("refuses a secret reached through a link, and a link named like a secret", async () => {
+    await put(".env", SECRET);
+    await put("notes.txt", "plain\n");
+    await symlink(path.join(workspace.root(), ".env"), path.join(workspace.root(), "config.txt"));
+    await symlink(
+      path.join(workspace.root(), "notes.txt"),
+      path.join(workspace.root(), ".env.prod"),
+    );
+    expect((await read({ path: "config.txt" })).content).toBe(refusal(".env"));
+    expect((await read({ path: ".env.prod" })).content).toBe(refusal("notes.txt"));
+  });
+
+  it("shows .env templates, and secret files when the user sets AGENT_READ_SECRETS=1", async () => {
+    await put(".env.example", "OPENAI_API_KEY=\n");
+    expect((await read({ path: ".env.example" })).ok).toBe(true);
+    await put(".env", SECRET);
+    vi.stubEnv("AGENT_READ_SECRETS", "1");
+    try {
+      expect((await read({ path: ".env" })).content).toContain("OPENAI_API_KEY=sk-do-not-send-me");
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it("decides by the file's name, in any case", () => {
+    const secret = [".env", ".ENV", "a/b/.env.test", "id_ed25519", "x\\.netrc", "tls.PEM"];
+    const plain = [".env.example", "env.ts", "id_rsa.pub", "src/key.ts", "keys.json", "README"];
+    expect(secret.filter(isSecretFile)).toEqual(secret);
+    expect(plain.filter(isSecretFile)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { writeFile } from "node:fs/promises";
+import { chmod, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -151,13 +151,68 @@ describe("apply-patch CLI", () => {
     });
     expect(await run(["--help"])).toEqual({ status: 0, stdout: USAGE, stderr: "" });
   });
+
+  it("exits 2 with one line when the patch file is a folder or a named pipe, without waiting", async () => {
+    const root = await workspace();
+    expect(await run(["--cwd", root, root])).toEqual({
+      status: 2,
+      stdout: "",
+      stderr: `apply-patch: ${root} is a directory, not a patch file.\n${USAGE}`,
+    });
+    if (process.platform === "win32") return;
+    const pipe = path.join(root, "p.fifo");
+    execFileSync("mkfifo", [pipe]);
+    expect((await run(["--cwd", root, pipe])).stderr).toBe(
+      `apply-patch: ${pipe} is a named pipe (FIFO), not a patch file.\n${USAGE}`,
+    );
+  });
+
+  // Root reads any file whatever its mode, and the tests run as root in CI.
+  it.skipIf(process.getuid?.() === 0 || process.platform === "win32")(
+    "exits 2 with one line when the patch file cannot be read",
+    async () => {
+      const root = await workspace();
+      const file = path.join(root, "p.patch");
+      await writeFile(file, patch("*** Add File: x.txt", "+x"));
+      await chmod(file, 0o000);
+      expect(await run(["--cwd", root, file])).toEqual({
+        status: 2,
+        stdout: "",
+        stderr: `apply-patch: EACCES: permission denied, open '${file}'\n${USAGE}`,
+      });
+    },
+  );
+
+  // Even root gets an error reading /proc/self/mem from offset 0: a patch file that fails mid-read.
+  it.runIf(process.platform === "linux")(
+    "exits 2 with one line, not a stack trace, when reading the patch file fails",
+    async () => {
+      expect(await run(["--cwd", await workspace(), "/proc/self/mem"])).toEqual({
+        status: 2,
+        stdout: "",
+        stderr: `apply-patch: EIO: i/o error, read\n${USAGE}`,
+      });
+    },
+  );
+
+  it("refuses a patch file that is not UTF-8 instead of writing U+FFFD", async () => {
+    const root = await workspace();
+    const file = path.join(root, "latin1.patch");
+    await writeFile(file, Buffer.from(patch("*** Add File: x.txt", "+caf\u00e9"), "latin1"));
+    expect(await run(["--cwd", root, file])).toEqual({
+      status: 2,
+      stdout: "",
+      stderr: `apply-patch: ${file} is not UTF-8 text; convert it first (iconv -t UTF-8).\n${USAGE}`,
+    });
+    expect(await tree(root)).toEqual({ "latin1.patch": expect.any(String) });
+  });
 });
 
 describe("apply-patch as a program", () => {
   const cli = fileURLToPath(new URL("../src/apply-patch-cli.ts", import.meta.url));
   // Resolved here: `--import tsx` alone would be looked up from the temp workspace.
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-  const spawnCli = (args: string[], cwd: string, stdin: string) =>
+  const spawnCli = (args: string[], cwd: string, stdin: string | Buffer) =>
     new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn(process.execPath, ["--import", tsx, cli, ...args], { cwd });
       let stdout = "";
@@ -185,5 +240,16 @@ describe("apply-patch as a program", () => {
     const failed = await spawnCli([], root, patch("*** Delete File: missing.txt"));
     expect(failed.status).toBe(1);
     expect(failed.stderr).toMatch(/^error \[file_not_found\] missing\.txt: /);
+  });
+
+  it("refuses a patch on stdin that is not UTF-8, with exit 2", async () => {
+    const root = await workspace();
+    const latin1 = Buffer.from(patch("*** Add File: x.txt", "+caf\u00e9"), "latin1");
+    expect(await spawnCli(["-"], root, latin1)).toEqual({
+      status: 2,
+      stdout: "",
+      stderr: `apply-patch: the patch on stdin is not UTF-8 text; convert it first (iconv -t UTF-8).\n${USAGE}`,
+    });
+    expect(await tree(root)).toEqual({});
   });
 });

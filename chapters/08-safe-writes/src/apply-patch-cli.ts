@@ -8,10 +8,12 @@
 //
 // Exit status: 0 everything applied, 1 nothing applied (the report says why),
 // 2 usage error.
-import { readFile, stat } from "node:fs/promises";
+import { isUtf8 } from "node:buffer";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { describeFileType, readRegularFile } from "./fs/read-regular-file.ts";
 import { applyPatch, type ApplyPatchResult } from "./patch/apply-patch.ts";
 
 const USAGE = "usage: apply-patch [--cwd DIR] [--expect PATH=SHA256]... [FILE|-]";
@@ -76,10 +78,7 @@ async function parseRequest(argv: string[]): Promise<CliRequest | "help"> {
     );
   }
   const cwd = path.resolve(values.cwd ?? ".");
-  const isFolder = await stat(cwd).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
+  const isFolder = (await stat(cwd).catch(() => undefined))?.isDirectory();
   if (!isFolder) throw new UsageError(`--cwd ${cwd} is not an existing directory.`);
   return {
     cwd,
@@ -112,14 +111,22 @@ async function readPatch(source: string | undefined, io: CliIo): Promise<string>
       throw new UsageError("no patch given: pass FILE, or pipe the patch into stdin.");
     return text;
   }
-  // ENAMETOOLONG and friends just mean "not a file": the argument may be a long patch.
-  const isFile = await stat(source).then(
-    (s) => s.isFile(),
-    () => false,
-  );
-  if (isFile) return readFile(source, "utf8");
-  if (source.includes("\n") || source.trimStart().startsWith("*** Begin Patch")) return source;
-  throw new UsageError(`no such patch file: ${source}`);
+  const file = await readRegularFile(source).catch((error: NodeJS.ErrnoException) => error);
+  if (file instanceof Error) {
+    // ENAMETOOLONG and friends just mean "not a file": the argument may be a long patch.
+    if (source.includes("\n") || source.trimStart().startsWith("*** Begin Patch")) return source;
+    const missing = file.code === "ENOENT" || file.code === "ENOTDIR";
+    throw new UsageError(missing ? `no such patch file: ${source}` : file.message);
+  }
+  if (file.bytes === null)
+    throw new UsageError(`${source} is ${describeFileType(file.stats)}, not a patch file.`);
+  return decodePatch(file.bytes, source);
+}
+
+/** A patch is text: bytes that are not UTF-8 would be written into files as U+FFFD. */
+function decodePatch(bytes: Buffer, from: string): string {
+  if (isUtf8(bytes)) return bytes.toString("utf8");
+  throw new UsageError(`${from} is not UTF-8 text; convert it first (iconv -t UTF-8).`);
 }
 
 /** Codex's summary: added, then modified, then deleted. */
@@ -169,7 +176,7 @@ function processIo(): CliIo {
       if (process.stdin.isTTY) return undefined;
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString("utf8");
+      return decodePatch(Buffer.concat(chunks), "the patch on stdin");
     },
   };
 }

@@ -1,12 +1,30 @@
-import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import { describe, expect, it } from "vitest";
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
+import type {
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from "openai/resources/chat/completions";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { fitToBudget } from "../src/context/context-budget.ts";
+import { addMessages, startConversation } from "../src/context/conversation.ts";
 import {
   countMessageTokens,
   countRequestTokens,
   countTextTokens,
+  countToolTokens,
+  MAX_RUN_CHARS,
   REPLY_PRIMING_TOKENS,
   TOKENS_PER_MESSAGE,
 } from "../src/context/token-counter.ts";
+
+// The real tokenizer, watched: the tests below count the work it is given.
+vi.mock("gpt-tokenizer/encoding/o200k_base", async (importOriginal) => {
+  const real = await importOriginal<typeof import("gpt-tokenizer/encoding/o200k_base")>();
+  return { ...real, encode: vi.fn((text: string) => real.encode(text)) };
+});
+const encoded = vi.mocked(encode);
+beforeEach(() => {
+  encoded.mockClear();
+});
 
 describe("token counting with o200k_base", () => {
   it("counts text with the real tokenizer", () => {
@@ -87,5 +105,82 @@ describe("token counting with o200k_base", () => {
     expect(
       countMessageTokens({ role: "user", content: [{ type: "text", text: "hello world" }] }),
     ).toBe(6);
+  });
+});
+
+describe("counting stays cheap", () => {
+  it("cuts a long run without spaces into short pieces, and the count stays close", async () => {
+    const real = encoded.getMockImplementation()!;
+    // A piece longer than MAX_RUN_CHARS is refused at once: without the cuts, the tokenizer's
+    // quadratic merging would take most of a minute on this run.
+    encoded.mockImplementation((text) => {
+      if (text.length > MAX_RUN_CHARS) throw new Error(`encode got ${text.length} characters`);
+      return real(text);
+    });
+    try {
+      const tokens = countTextTokens("=".repeat(200_000));
+      expect(encoded.mock.calls.length).toBeGreaterThanOrEqual(200_000 / MAX_RUN_CHARS);
+      expect(tokens).toBeGreaterThan(0);
+    } finally {
+      encoded.mockImplementation(real);
+    }
+    // On a sample the real tokenizer handles quickly, the cut count is the true count or a hair
+    // above it (no token spans a cut).
+    for (const sample of ["=".repeat(3_000), "A".repeat(3_000), "漢字".repeat(1_500)]) {
+      const truth = real(sample).length;
+      const counted = countTextTokens(sample);
+      expect(counted).toBeGreaterThanOrEqual(truth);
+      expect(counted).toBeLessThanOrEqual(truth * 1.02 + 1);
+    }
+  });
+
+  it("leaves ordinary text whole", () => {
+    const text = "const total = items.reduce((sum, item) => sum + item.price, 0);\n".repeat(50);
+    expect(countTextTokens(text)).toBe(encoded.getMockImplementation()!(text).length);
+  });
+
+  it("counts a message once, however often it is asked", () => {
+    const message: ChatCompletionMessageParam = { role: "user", content: "hello world" };
+    expect(countMessageTokens(message)).toBe(6);
+    const calls = encoded.mock.calls.length;
+    expect(countMessageTokens(message)).toBe(6);
+    expect(encoded.mock.calls.length).toBe(calls);
+  });
+
+  it("fitting the budget again counts only the new message", () => {
+    let conversation = startConversation("Be brief.");
+    for (let i = 0; i < 50; i++) {
+      conversation = addMessages(
+        conversation,
+        { role: "user", content: `question ${i}` },
+        { role: "assistant", content: `answer ${i}` },
+      );
+    }
+    fitToBudget(conversation, 100_000);
+    encoded.mockClear();
+    fitToBudget(addMessages(conversation, { role: "user", content: "one more" }), 100_000);
+    expect(encoded.mock.calls.map(([text]) => text)).toEqual(["user", "one more"]);
+  });
+});
+
+describe("counting tool definitions", () => {
+  const tools: ChatCompletionTool[] = [
+    {
+      type: "function",
+      function: {
+        name: "read_file",
+        description: "Read a file.",
+        parameters: { type: "object", properties: { path: { type: "string" } } },
+      },
+    },
+  ];
+
+  it("counts each tool's JSON text, once, and nothing for no tools", () => {
+    expect(countToolTokens([])).toBe(0);
+    expect(countToolTokens(tools)).toBe(countTextTokens(JSON.stringify(tools[0])));
+    expect(countToolTokens([...tools, ...tools])).toBe(2 * countToolTokens(tools));
+    encoded.mockClear();
+    countToolTokens(tools);
+    expect(encoded).not.toHaveBeenCalled();
   });
 });

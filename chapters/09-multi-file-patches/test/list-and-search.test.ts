@@ -3,7 +3,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { listFilesTool } from "../src/tools/list-files.ts";
 import { runToolCall } from "../src/tools/run-tool-call.ts";
-import { searchTextTool } from "../src/tools/search-text.ts";
+import {
+  compileQuery,
+  matchingLines,
+  SEARCH_LIMITS,
+  searchTextTool,
+} from "../src/tools/search-text.ts";
 import { useTempWorkspace } from "./tool-test-workspace.ts";
 
 const workspace = useTempWorkspace();
@@ -120,6 +125,34 @@ describe("search_text", () => {
     );
   });
 
+  it("anchors ^ and $ at every line of a file, not only at its start and end", async () => {
+    await put("a.js", "// header\nexport const a = 1;\nconst b = 2; // end\nlast\n");
+    expect(await run("search_text", { query: "^export", regex: true })).toBe(
+      "a.js:2: export const a = 1;",
+    );
+    expect(await run("search_text", { query: "end$", regex: true })).toBe(
+      "a.js:3: const b = 2; // end",
+    );
+  });
+
+  it("splits into lines only the files that contain a match", () => {
+    for (const [query, isRegex] of [
+      ["needle", false],
+      ["ne+dle", true],
+    ] as const) {
+      const compiled = compileQuery(query, isRegex);
+      let lineTests = 0;
+      const counted = {
+        inFile: compiled.inFile,
+        inLine: (line: string) => (lineTests++, compiled.inLine(line)),
+      };
+      expect(matchingLines(Buffer.from("hay\nhay\nhay\n"), counted)).toEqual([]);
+      expect(lineTests).toBe(0);
+      expect(matchingLines(Buffer.from("hay\r\nneedle\r\nhay"), counted)).toEqual([[1, "needle"]]);
+      expect(lineTests).toBe(3);
+    }
+  });
+
   it("treats the query literally unless regex is set", async () => {
     await put("a.js", "call(x)\ncallx\n");
     expect(await run("search_text", { query: "call(x)" })).toBe("a.js:1: call(x)");
@@ -146,5 +179,37 @@ describe("search_text", () => {
     expect(lines).toHaveLength(101);
     expect(lines[0]).toBe("many.txt:1: needle");
     expect(lines.at(-1)).toBe("... 30 more matches not shown; narrow with glob or path");
+  });
+
+  it("counts every match past the cap, across files, in path order", async () => {
+    for (const name of ["c.txt", "a.txt", "b.txt"]) await put(name, "needle\n".repeat(60));
+    const lines = (await run("search_text", { query: "needle" })).split("\n");
+    expect(lines).toHaveLength(101);
+    expect(lines[59]).toBe("a.txt:60: needle");
+    expect(lines[99]).toBe("b.txt:40: needle");
+    expect(lines.at(-1)).toBe("... 80 more matches not shown; narrow with glob or path");
+  });
+
+  it("leaves files of secrets out of a search, and says so, unless the user allows them", async () => {
+    await put(".env", "API_KEY=needle-secret\n");
+    await put("deploy/id_rsa", "needle\n");
+    await put(".env.example", "API_KEY=needle\n");
+    expect(await run("search_text", { query: "needle" })).toBe(
+      ".env.example:1: API_KEY=needle\n(2 file(s) of secrets, such as .env, not searched)",
+    );
+    process.env.AGENT_READ_SECRETS = "1";
+    try {
+      expect(await run("search_text", { query: "needle-secret" })).toBe(
+        ".env:1: API_KEY=needle-secret",
+      );
+    } finally {
+      delete process.env.AGENT_READ_SECRETS;
+    }
+  });
+
+  it("skips a file over the size limit", async () => {
+    await put("big.txt", "needle\n".padEnd(SEARCH_LIMITS.maxFileBytes + 1, "x"));
+    await put("small.txt", "needle\n");
+    expect(await run("search_text", { query: "needle" })).toBe("small.txt:1: needle");
   });
 });

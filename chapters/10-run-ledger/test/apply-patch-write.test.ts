@@ -1,4 +1,4 @@
-import { chmod, readdir, readFile, stat } from "node:fs/promises";
+import { chmod, readdir, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyPatch } from "../src/patch/apply-patch.ts";
@@ -143,8 +143,9 @@ describe("writing files", () => {
 });
 
 describe("atomic writes", () => {
+  // stageWrite takes real paths, as write-path.ts hands them out (a temp folder may be a link).
   it("stages beside the target and backs out without a trace, new folders included", async () => {
-    const root = await workspace({ "a.txt": "a\n" });
+    const root = await realpath(await workspace({ "a.txt": "a\n" }));
     const target = path.join(root, "new/deep/file.txt");
     const staged = await stageWrite(target, Buffer.from("x"), undefined);
     expect(path.dirname(staged.temp)).toBe(path.dirname(target));
@@ -154,7 +155,7 @@ describe("atomic writes", () => {
   });
 
   it("applies the mode to the staged file despite the umask", async () => {
-    const root = await workspace();
+    const root = await realpath(await workspace());
     const staged = await stageWrite(path.join(root, "s.sh"), Buffer.from("x"), 0o750);
     expect((await stat(staged.temp)).mode & 0o777).toBe(0o750);
     await discardWrite(staged);

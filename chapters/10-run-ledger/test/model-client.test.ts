@@ -1,3 +1,4 @@
+import { createServer as createHttpServer, type RequestListener } from "node:http";
 import { createServer } from "node:net";
 import { loadScript, parseScript, startOfflineModel } from "@build-agent/shared/offline-model";
 import type { Fault, OfflineModel } from "@build-agent/shared/offline-model";
@@ -5,8 +6,8 @@ import { APIError } from "openai";
 import type { ChatCompletionTool } from "openai/resources/chat/completions";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createModelClient, streamChat } from "../src/model/model-client.ts";
-import { AbortedError, describeModelError, isAbort } from "../src/model/model-errors.ts";
-import { StreamCutError } from "../src/model/stream-assembler.ts";
+import { AbortedError, describeModelError, isAbort, redactKey } from "../src/model/model-errors.ts";
+import { AnswerTooLongError, StreamCutError } from "../src/model/stream-assembler.ts";
 import { streamWithRetry } from "../src/model/stream-with-retry.ts";
 
 const question = [{ role: "user" as const, content: "What is a monorepo?" }];
@@ -274,6 +275,123 @@ describe("streamWithRetry through the offline model", () => {
     expect(error).toBeInstanceOf(StreamCutError);
     expect(calls).toBe(1);
     expect(model.requests).toHaveLength(1);
+  });
+});
+
+describe("a misbehaving server", () => {
+  const apiKey = "sk-test-0123456789abcdef";
+  let closeFake: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await closeFake?.();
+    closeFake = undefined;
+  });
+
+  /** An HTTP server answering every request with `handler`. */
+  async function fakeServer(handler: RequestListener) {
+    let requests = 0;
+    const http = createHttpServer((request, response) => {
+      requests++;
+      handler(request, response);
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    closeFake = () =>
+      new Promise<void>((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      });
+    const address = http.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+    const baseURL = `http://127.0.0.1:${address.port}/v1`;
+    return {
+      baseURL,
+      context: { baseURL, model: "m", timeoutMs: 10_000, maxRetries: 0 },
+      requests: () => requests,
+    };
+  }
+
+  it("never shows the key a server's error body echoes back", async () => {
+    // A 400 and a 500 whose bodies quote the request's Authorization header.
+    const fake = await fakeServer((request, response) => {
+      response.writeHead(500, { "content-type": "application/json" });
+      response.end(
+        JSON.stringify({ error: { message: `bad request: ${request.headers.authorization}` } }),
+      );
+    });
+    const client = createModelClient({ baseURL: fake.baseURL, apiKey, timeoutMs: 10_000 });
+    const notices: string[] = [];
+    const error = await failureOf(
+      streamWithRetry({
+        client,
+        model: "m",
+        messages: question,
+        maxRetries: 1,
+        sleep: async () => {},
+        onRetry: ({ error }) => notices.push(String(error)),
+      }),
+    );
+    const shown = describeModelError(error, { ...fake.context, maxRetries: 1 });
+    expect(shown).toBe(
+      `${fake.baseURL} failed with HTTP 500, still after 1 retry: try again later`,
+    );
+    expect(notices).toEqual(["Error: 500 bad request: Bearer sk-…(redacted)"]);
+    expect(String(error)).toBe("Error: 500 bad request: Bearer sk-…(redacted)");
+    expect((error as Error).stack).not.toContain(apiKey);
+    expect(fake.requests()).toBe(2);
+  });
+
+  it("redacts the key from a 4xx message, which is shown as the server wrote it", async () => {
+    const fake = await fakeServer((request, response) => {
+      response.writeHead(400, { "content-type": "application/json" });
+      response.end(
+        JSON.stringify({ error: { message: `echo: ${request.headers.authorization}` } }),
+      );
+    });
+    const client = createModelClient({ baseURL: fake.baseURL, apiKey, timeoutMs: 10_000 });
+    const error = await failureOf(streamChat({ client, model: "m", messages: question }));
+    expect(describeModelError(error, fake.context)).toBe(
+      `${fake.baseURL} returned an error: 400 echo: Bearer sk-…(redacted)`,
+    );
+  });
+
+  it("leaves short placeholder keys alone: hiding 'local' would garble 'localhost'", () => {
+    expect(redactKey(`no: ${apiKey}, ${apiKey}`, apiKey)).toBe(
+      "no: sk-…(redacted), sk-…(redacted)",
+    );
+    expect(redactKey("cannot reach http://localhost:11434/v1", "local")).toBe(
+      "cannot reach http://localhost:11434/v1",
+    );
+  });
+
+  it("stops an answer that never ends at the size limit, and hangs up", async () => {
+    let sent = 0;
+    let hungUp = false;
+    const fake = await fakeServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.on("close", () => (hungUp = true));
+      const piece = `data: ${JSON.stringify({
+        id: "c",
+        object: "chat.completion.chunk",
+        created: 0,
+        model: "m",
+        choices: [{ index: 0, delta: { content: "la ".repeat(100) }, finish_reason: null }],
+      })}\n\n`;
+      // Streams forever (never a finish_reason), as fast as the client reads.
+      const pump = () => {
+        while (!response.destroyed && response.write(piece)) sent++;
+        if (!response.destroyed) response.once("drain", pump);
+      };
+      pump();
+    });
+    const client = createModelClient({ baseURL: fake.baseURL, apiKey, timeoutMs: 10_000 });
+    const error = await failureOf(
+      streamChat({ client, model: "m", messages: question, maxAnswerChars: 30_000 }),
+    );
+    expect(error).toBeInstanceOf(AnswerTooLongError);
+    expect(describeModelError(error, fake.context)).toBe(
+      `the answer from ${fake.baseURL} passed 30000 characters without finishing, so it was stopped: the server may be stuck repeating itself; try again`,
+    );
+    await until(() => hungUp);
+    expect(sent).toBeGreaterThan(100);
   });
 });
 

@@ -201,6 +201,21 @@ describe("applyHunks: ambiguity", () => {
     );
   });
 
+  it("refuses a hunk of blank lines that matches up to the end of the file", () => {
+    // Issue 12: the ambiguity hint read past the last line and failed with a TypeError.
+    const error = refusal(() =>
+      applyHunks("a\n\n\nb\n\n\n", hunksOf("@@", " ", "+x", " "), "f.ts"),
+    );
+    expect(error.code).toBe("ambiguous_context");
+    expect(error.message).toBe(
+      "Hunk 1 of f.ts matches 2 places (lines 2 and 5); it was not applied, to avoid changing the wrong one.",
+    );
+    expect(error.hint).toBe(
+      "Add unchanged lines above or below the change that occur only at the intended place, or an '@@' " +
+        "anchor line that is unique in the file.",
+    );
+  });
+
   it("judges ambiguity at the first level that matches: an exact match elsewhere decides", () => {
     expect(applyHunks("a\na \n", hunksOf("@@", "-a", "+b"), "f.ts").text).toBe("b\na \n");
   });
@@ -346,7 +361,7 @@ describe("applyHunks: linear work", () => {
   const lines = Array.from({ length: 50_000 }, (_, i) => `line ${i}`);
   const file = `${lines.join("\n")}\n`;
 
-  it("compares about one line per position when lines differ", () => {
+  it("indexes each line once, then compares only where the hunk's rarest line is", () => {
     const stats = { comparisons: 0 };
     const hunks = hunksOf(
       "@@",
@@ -358,8 +373,9 @@ describe("applyHunks: linear work", () => {
     );
     const result = applyHunks(file, hunks, "big.txt", stats);
     expect(result.text.split("\n")[40002]).toBe("changed");
-    // One comparison per start position plus the 4 of the match; a rescan per line would be 4×.
-    expect(stats.comparisons).toBe(50_000 - 4 + 1 + 3);
+    // One step per line to index the file, one look-up per hunk line, one step along the
+    // rarest line's chain (a single line), and the 4 comparisons of the match.
+    expect(stats.comparisons).toBe(50_000 + 4 + 1 + 4);
   });
 
   it("stays within file × hunk × levels comparisons in the worst case", () => {
@@ -370,6 +386,8 @@ describe("applyHunks: linear work", () => {
     );
     expect(error.code).toBe("context_not_found");
     expect(stats.comparisons).toBeLessThanOrEqual(20_000 * 4 * 4);
+    // Each level indexes the file and looks up the 4 lines: "b" is nowhere, so nothing is compared.
+    expect(stats.comparisons).toBe(4 * (20_000 + 4));
   });
 
   /** A file of `size` lines, line i being `line(i)`. */
@@ -385,11 +403,12 @@ describe("applyHunks: linear work", () => {
 
   it("doubles, no more, when the file doubles, at every level of the ladder", () => {
     // The file has "item - target"; the hunk has an en dash: only the last level matches, after
-    // three levels that scanned the whole file in vain.
+    // three levels whose index had no such line. Each level indexes the file once (size steps)
+    // and looks the line up (1); the last one also steps to the line and compares it (1 + 1).
     const line = (i: number) => (i === 5_000 ? "item - target" : `item - ${i}`);
     const hunk = ["@@", "-item \u2013 target", "+item - found"];
-    expect(comparisons(10_000, line, ...hunk)).toBe(4 * 10_000);
-    expect(comparisons(20_000, line, ...hunk)).toBe(4 * 20_000);
+    expect(comparisons(10_000, line, ...hunk)).toBe(4 * (10_000 + 1) + 2);
+    expect(comparisons(20_000, line, ...hunk)).toBe(4 * (20_000 + 1) + 2);
   });
 
   it("finds every candidate of an ambiguous hunk in the same pass, without a rescan", () => {
@@ -405,9 +424,9 @@ describe("applyHunks: linear work", () => {
       applyHunks(fileOf(10_000, line), hunksOf("@@", "-dup", "+DUP", " after"), "f.ts", stats),
     );
     expect(error.message).toMatch(/^Hunk 1 of f\.ts matches 2 places \(lines 101 and 7001\)/);
-    // One comparison per start position, one more at each of the two places whose first line
-    // matches; the ambiguity hint compares nothing.
-    expect(stats.comparisons).toBe(10_000 - 2 + 1 + 2);
+    // The index, one look-up per hunk line, and at each of the two places one step along the
+    // chain and 2 comparisons; the ambiguity hint compares nothing.
+    expect(stats.comparisons).toBe(10_000 + 2 + 2 * (1 + 2));
   });
 
   it("applies many hunks to a big file", () => {
@@ -421,5 +440,34 @@ describe("applyHunks: linear work", () => {
     expect(out).toHaveLength(50_001);
     expect(out[49_900]).toBe("LINE 49900");
     expect(out[49_901]).toBe("line 49901");
+  });
+
+  it("patches a file of 200,000 lines", () => {
+    // Issue 12: from about 125,000 lines on, `push(...lines)` overflowed the call stack.
+    const big = Array.from({ length: 200_000 }, (_, i) => `line ${i}\n`).join("");
+    const result = applyHunks(big, hunksOf("@@", "-line 199999", "+LINE 199999"), "big.txt");
+    expect(result.text).toBe(big.replace("line 199999\n", "LINE 199999\n"));
+  });
+
+  /** Comparisons to apply `count` two-line hunks, spread over `file`. */
+  function manyHunks(count: number): number {
+    const hunkLines = Array.from({ length: count }, (_, i) => [
+      "@@",
+      ` line ${i * 200}`,
+      `-line ${i * 200 + 1}`,
+      `+LINE ${i * 200 + 1}`,
+    ]).flat();
+    const stats = { comparisons: 0 };
+    applyHunks(file, hunksOf(...hunkLines), "big.txt", stats);
+    return stats.comparisons;
+  }
+
+  it("does not rescan the file for each hunk: twice the hunks add only their own work", () => {
+    // The file is indexed once. Each hunk then costs 2 look-ups, 1 step along the chain of its
+    // rarest line and 2 comparisons: nothing in proportion to the file. Scanning the rest of
+    // the file for each hunk, to prove it matches once, cost 25,000 comparisons per hunk.
+    const once = manyHunks(100);
+    expect(once).toBe(50_000 + 100 * 5);
+    expect(manyHunks(200) - once).toBe(100 * 5);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -118,6 +118,16 @@ describe("NoteStore", () => {
     await expect(store.update("0009", { body: "x" })).rejects.toThrow(
       'Note "0009" not found. Existing note ids: 0001-a, 0002-b.',
     );
+  });
+
+  it("refuses to write notes through a symlinked .agent/", async () => {
+    const outside = await mkdtemp(join(tmpdir(), "notes-outside-"));
+    await symlink(outside, join(cwd, ".agent"));
+    await expect(store.create({ title: "A", body: "" })).rejects.toThrow(
+      `${await realpath(cwd)}/.agent is a symbolic link to ${outside}`,
+    );
+    expect(await readdir(outside)).toEqual([]);
+    await rm(outside, { recursive: true });
   });
 
   it("lists with filters and searches title, tags and body", async () => {

@@ -119,6 +119,20 @@ describe("resolveWorkspacePath", () => {
     );
   });
 
+  it("refuses a path through a symlink loop as a symlink, not as a disk error", async () => {
+    await symlink("loop", path.join(root, "loop"));
+    for (const relPath of ["loop", "loop/a.ts", "loop/new/file.ts"]) {
+      const error = await refusal(relPath);
+      expect(error.code).toBe("symlink");
+      expect(error.message).toBe(
+        `Path "${relPath}" goes through the symlink "loop" whose target "loop" cannot be resolved.`,
+      );
+      expect(error.hint).toBe(
+        "Broken or looping symlinks cannot be followed. Use the real path of the file instead.",
+      );
+    }
+  });
+
   it("follows symlinks that stay inside the workspace", async () => {
     await symlink(path.join(root, "src"), path.join(root, "alias"));
     expect(await resolveWorkspacePath(root, "alias/a.ts")).toEqual({

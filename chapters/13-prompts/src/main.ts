@@ -34,6 +34,8 @@ const USAGE =
   "       pnpm chapter 13 -- --print-prompt [--repo PATH]\n" +
   "       pnpm chapter 13 -- undo [RUN_ID] [--repo PATH]";
 const DEFAULT_TASK = "The total with a coupon is wrong. Find the bug and fix it.";
+/** What the model may call; --print-prompt prices the same list. */
+const TOOLS = [...workspaceTools, applyPatchTool, noteTool];
 
 /** Runs the program; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -50,7 +52,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (args.kind === "undo") return undo(args.repo, args.runId);
   if (args.kind === "print-prompt") {
-    await printPrompt(args.repo ?? process.env.INIT_CWD ?? process.cwd());
+    await printPrompt(args.repo ?? process.env.INIT_CWD ?? process.cwd(), { tools: TOOLS });
     return 0;
   }
   const config = await loadConfig();
@@ -87,7 +89,7 @@ export async function main(argv: string[]): Promise<number> {
         role: "user",
         content: args.task,
       }),
-      tools: [...workspaceTools, applyPatchTool, noteTool],
+      tools: TOOLS,
       context: {
         cwd: workspace,
         signal: controller.signal,

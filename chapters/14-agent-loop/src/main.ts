@@ -19,6 +19,7 @@ import type { RunLedger } from "./ledger/run-ledger.ts";
 import { collectRunChanges, formatRunChange } from "./patch/run-changes.ts";
 import { runOneShot } from "./loop/one-shot.ts";
 import { TerminalUi } from "./loop/terminal-ui.ts";
+import { agentTools } from "./loop/agent-tools.ts";
 import { printPrompt } from "./prompts/print-prompt.ts";
 import { buildSystemPrompt } from "./prompts/system-prompt.ts";
 import { UndoRefusedError, describeUndo, undoRun } from "./ledger/undo.ts";
@@ -46,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (args.kind === "undo") return undo(args.repo, args.runId);
   if (args.kind === "print-prompt") {
-    await printPrompt(args.repo ?? process.env.INIT_CWD ?? process.cwd());
+    await printPrompt(args.repo ?? process.env.INIT_CWD ?? process.cwd(), { tools: agentTools() });
     return 0;
   }
   const config = await loadConfig();

@@ -113,7 +113,7 @@ describe("chapter 14 command line", () => {
     // The demo repository's AGENTS.md is part of the prompt.
     expect(out).toContain("# Project instructions (AGENTS.md)");
     expect(out).toMatch(
-      /\n-- system prompt: \d+ tokens \(o200k_base\), sent with every model call --\n$/,
+      /\n-- system prompt: \d+ tokens \(o200k_base\) --\n-- tools: \d+ tokens \(list_files \d+, read_file \d+, search_text \d+, apply_patch \d+, note \d+\) --\n-- \d+ tokens in all, sent with every model call --\n$/,
     );
   });
 

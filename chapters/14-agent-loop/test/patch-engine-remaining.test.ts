@@ -1,8 +1,16 @@
-import { describe, expect, it } from "vitest";
+import { diffArrays } from "diff";
+import { describe, expect, it, vi } from "vitest";
 import { countChangedLines } from "../src/patch/patch-limits.ts";
 import { parsePatch } from "../src/patch/parse-patch.ts";
-import { renderRemainingPatch } from "../src/patch/apply-patch.ts";
+import { applyPatch, renderRemainingPatch } from "../src/patch/apply-patch.ts";
+import { tree, workspace } from "./apply-patch-fixtures.ts";
 import { patchOf } from "./patch-engine-helpers.ts";
+
+// The real diffArrays, watched: counting changed lines must not need it (it is quadratic).
+vi.mock("diff", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("diff")>();
+  return { ...actual, diffArrays: vi.fn(actual.diffArrays) };
+});
 
 const PATCH = patchOf(
   "*** Begin Patch",
@@ -68,8 +76,76 @@ describe("renderRemainingPatch", () => {
 
 describe("countChangedLines", () => {
   it("counts added plus removed lines, not context", () => {
-    const counts = parsePatch(PATCH).operations.map(countChangedLines);
+    const counts = parsePatch(PATCH).operations.map((op) => countChangedLines(op));
     // add: 2 lines; delete: 0 (its size is the file's); update: -old +new +newer -x; whole file: 1.
     expect(counts).toEqual([2, 0, 4, 1]);
+  });
+
+  it("counts a whole-file replacement as every old line removed and every new line added", () => {
+    const whole = parsePatch(PATCH).operations[3]!;
+    expect(countChangedLines(whole, () => "a\nb\nc\n")).toBe(4);
+  });
+
+  it("counts a 10,000-line rewrite from the patch's markers, without a diff", async () => {
+    vi.mocked(diffArrays).mockClear();
+    const rewrite = patchOf(
+      "*** Begin Patch",
+      "*** Update File: big.txt",
+      "@@",
+      ...Array.from({ length: 10_000 }, (_, i) => `-old ${i}`),
+      ...Array.from({ length: 10_000 }, (_, i) => `+new ${i}`),
+      "*** End Patch",
+    );
+    expect(countChangedLines(parsePatch(rewrite).operations[0]!)).toBe(20_000);
+    const root = await workspace({ "big.txt": "old 0\n" });
+    const result = await applyPatch(rewrite, { cwd: root });
+    expect(result.failures.map((f) => f.message)).toEqual([
+      "The patch changes 20000 lines; the limit is 800 changed lines per patch.",
+    ]);
+    expect(diffArrays).not.toHaveBeenCalled();
+  });
+});
+
+describe("a whole-file replacement and the limits", () => {
+  const bigFile = Array.from({ length: 5_000 }, (_, i) => `line ${i}\n`).join("");
+
+  it("refuses replacing a 5,000-line file by one line, as the same change in hunks is", async () => {
+    const root = await workspace({ "big.txt": bigFile });
+    const whole = patchOf(
+      "*** Begin Patch",
+      "*** Update File: big.txt",
+      "one line",
+      "*** End Patch",
+    );
+    const result = await applyPatch(whole, { cwd: root });
+    expect(result.failures).toEqual([
+      {
+        path: "",
+        code: "too_many_changes",
+        message: "The patch changes 5001 lines; the limit is 800 changed lines per patch.",
+        hint:
+          "An Update File section without hunk lines replaces the whole file and counts every old " +
+          "and new line: write '@@' hunks of only the lines that change. Split it into smaller " +
+          "patches of at most 800 changed lines each and apply them one after another.",
+      },
+    ]);
+    expect(result.remaining_patch).toBe(whole);
+    expect(await tree(root, true)).toEqual({ "big.txt": bigFile });
+  });
+
+  it("still applies a whole-file replacement within the limit", async () => {
+    const root = await workspace({ "small.txt": "a\nb\n" });
+    const whole = patchOf("*** Begin Patch", "*** Update File: small.txt", "c", "*** End Patch");
+    const limits = { maxFiles: 10, maxChangedLines: 3 };
+    expect((await applyPatch(whole, { cwd: root, limits })).success).toBe(true);
+    expect(await tree(root)).toEqual({ "small.txt": "c\n" });
+    // 3 old lines and 1 new one: over a limit of 3.
+    const again = await applyPatch(
+      patchOf("*** Begin Patch", "*** Update File: small.txt", "x", "*** End Patch"),
+      { cwd: await workspace({ "small.txt": "a\nb\nc\n" }), limits },
+    );
+    expect(again.failures.map((f) => f.message)).toEqual([
+      "The patch changes 4 lines; the limit is 3 changed lines per patch.",
+    ]);
   });
 });

@@ -18,6 +18,7 @@ import { parseCommandLine, USAGE, UsageError, type Command } from "./loop/cli-ar
 import { CtrlC } from "./loop/ctrl-c.ts";
 import { runOneShot } from "./loop/one-shot.ts";
 import { TerminalUi } from "./loop/terminal-ui.ts";
+import { agentTools } from "./loop/agent-tools.ts";
 import { printPrompt } from "./prompts/print-prompt.ts";
 import { buildSystemPrompt } from "./prompts/system-prompt.ts";
 import { describeUndo, undoRun, UndoRefusedError } from "./ledger/undo.ts";
@@ -46,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (command.kind === "print-prompt") {
-    await printPrompt(workspace);
+    await printPrompt(workspace, { tools: agentTools() });
     return 0;
   }
   if (command.kind === "undo") return undo(workspace, command.runId);

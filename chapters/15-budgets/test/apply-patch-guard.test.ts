@@ -1,4 +1,4 @@
-import { readdir, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyPatch } from "../src/patch/apply-patch.ts";
@@ -156,9 +156,9 @@ describe("the hash guard", () => {
         current_sha256: sha256("someone else\n"),
       },
     ]);
-    // The other writer's bytes survive, and no temp file is left behind.
-    expect(await readdir(root)).toEqual(["f.txt"]);
-    expect(await readFile(path.join(root, "f.txt"), "utf8")).toBe("someone else\n");
+    // The other writer's bytes survive, and no temp file or backup is left behind (.agent/ holds
+    // only the empty folder of the locks).
+    expect(await tree(root, true)).toEqual({ "f.txt": "someone else\n" });
   });
 
   it("says so when the file was deleted between the read and the rename", async () => {
@@ -177,7 +177,7 @@ describe("the hash guard", () => {
       },
     ]);
     expect(result.remaining_patch).toBe(updateAtoB);
-    expect(await readdir(root)).toEqual([]);
+    expect(await tree(root, true)).toEqual({});
   });
 
   it("never loses an update when two unguarded patches hit one file at once", async () => {

@@ -3,14 +3,19 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { countMessageTokens, countToolTokens } from "../src/context/token-counter.ts";
 import { readAgentsMd } from "../src/prompts/agents-md.ts";
 import { formatEnvironment } from "../src/prompts/environment.ts";
 import { readGitState, type GitRunner } from "../src/prompts/git-state.ts";
+import { printPrompt } from "../src/prompts/print-prompt.ts";
 import {
   assembleSystemPrompt,
   buildSystemPrompt,
   loadPromptTexts,
 } from "../src/prompts/system-prompt.ts";
+import { applyPatchTool } from "../src/tools/apply-patch-tool.ts";
+import { toOpenAITool } from "../src/tools/define-tool.ts";
+import { noteTool } from "../src/tools/note-tool.ts";
 
 // A fixed clock, platform and git: the prompt must be a pure function of them.
 const fixed = {
@@ -137,5 +142,24 @@ describe("git state", () => {
       git: { branch: "main", status, omitted: 5 },
     });
     expect(text).toContain("?? file-19.txt\n... and 5 more\n```");
+  });
+});
+
+describe("--print-prompt's price", () => {
+  it("counts the tool definitions too: they go with every model call", async () => {
+    const tools = [applyPatchTool, noteTool];
+    let out = "";
+    await printPrompt(dir, { ...fixed, tools }, { write: (text: string) => (out += text) });
+
+    const prompt = await buildSystemPrompt(dir, fixed);
+    const promptTokens = countMessageTokens({ role: "system", content: prompt });
+    const [patch, note] = tools.map((tool) => countToolTokens([toOpenAITool(tool)]));
+    const total = promptTokens + patch! + note!;
+    expect(out.startsWith(prompt)).toBe(true);
+    expect(out).toContain(`\n-- system prompt: ${promptTokens} tokens (o200k_base) --\n`);
+    expect(out).toContain(
+      `\n-- tools: ${patch! + note!} tokens (apply_patch ${patch}, note ${note}) --\n`,
+    );
+    expect(out.endsWith(`\n-- ${total} tokens in all, sent with every model call --\n`)).toBe(true);
   });
 });

@@ -1,4 +1,14 @@
-import { access, chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import {
+  access,
+  chmod,
+  mkdir,
+  mkdtemp,
+  readFile,
+  realpath,
+  rm,
+  stat,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -10,7 +20,7 @@ import { UndoRefusedError, describeUndo, undoRun } from "../src/ledger/undo.ts";
 
 let cwd: string;
 beforeEach(async () => {
-  cwd = await mkdtemp(join(tmpdir(), "undo-"));
+  cwd = await realpath(await mkdtemp(join(tmpdir(), "undo-")));
 });
 afterEach(async () => {
   await rm(cwd, { recursive: true, force: true });

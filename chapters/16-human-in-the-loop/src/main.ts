@@ -17,6 +17,7 @@ import { runSession } from "./loop/interactive.ts";
 import { runOfflineDemo } from "./loop/offline-demo.ts";
 import { runOneShot } from "./loop/one-shot.ts";
 import { TerminalUi } from "./loop/terminal-ui.ts";
+import { agentTools } from "./loop/agent-tools.ts";
 import { printPrompt } from "./prompts/print-prompt.ts";
 import { buildSystemPrompt } from "./prompts/system-prompt.ts";
 import { describeUndo, undoRun, UndoRefusedError } from "./ledger/undo.ts";
@@ -43,7 +44,8 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (command.kind === "print-prompt") {
-    await printPrompt(workspace);
+    // The tools are priced, never run, so no approval is ever asked for.
+    await printPrompt(workspace, { tools: agentTools(async () => "no_terminal") });
     return 0;
   }
   if (command.kind === "undo") return undo(workspace, command.runId);

@@ -9,12 +9,15 @@ import { patch, sha256, tree, workspace } from "./apply-patch-fixtures.ts";
 
 /** File names whose rename over the target fails, as on a full disk. */
 const failingRenames = vi.hoisted(() => new Set<string>());
+/** Looks at the disk right before each rename, as a crash at that moment would leave it. */
+const beforeRename = vi.hoisted(() => ({ look: async (_target: string) => {} }));
 
 vi.mock(import("../src/fs/atomic-write.ts"), async (importOriginal) => {
   const real = await importOriginal();
   return {
     ...real,
     commitWrite: async (staged) => {
+      await beforeRename.look(staged.target);
       if (failingRenames.has(path.basename(staged.target))) {
         throw Object.assign(new Error("ENOSPC: no space left on device (injected)"), {
           code: "ENOSPC",
@@ -25,7 +28,10 @@ vi.mock(import("../src/fs/atomic-write.ts"), async (importOriginal) => {
   };
 });
 
-beforeEach(() => failingRenames.clear());
+beforeEach(() => {
+  failingRenames.clear();
+  beforeRename.look = async () => {};
+});
 
 const IO_HINT = "Check that the folder exists and is writable, then apply remaining_patch again.";
 
@@ -63,11 +69,15 @@ describe("a disk error halfway through a group of files", () => {
     });
     // a.txt was deleted before b.txt failed: it is back, and no temp file is left.
     expect(await tree(root)).toEqual({ "a.txt": "a\n", "c.txt": "C\n" });
-    // The manifest records only what stayed written.
+    // The move is in the manifest too, because a group is recorded before its rename; undo finds
+    // a.txt and b.txt as they were before the run, and leaves them alone.
     const manifest = JSON.parse(
       await readFile(path.join(root, ".agent/backups/r/manifest.json"), "utf8"),
     ) as { patches: { files: { path: string }[] }[] };
-    expect(manifest.patches.map((p) => p.files.map((f) => f.path))).toEqual([["c.txt"]]);
+    expect(manifest.patches.map((p) => p.files.map((f) => f.path))).toEqual([
+      ["a.txt", "b.txt"],
+      ["c.txt"],
+    ]);
 
     // After the cause is fixed, remaining_patch completes the work.
     failingRenames.clear();
@@ -132,5 +142,32 @@ describe("a disk error halfway through a group of files", () => {
     expect(result.remaining_patch).toBe(move);
     expect(await readFile(path.join(root, ".agent/backups/r/files/a.txt"), "utf8")).toBe("a\n");
     expect(await readdir(root)).toEqual([".agent"]);
+  });
+
+  it("records a group in the manifest before its rename, so a crash in between stays undoable", async () => {
+    const root = await workspace({ "a.txt": "a\n" });
+    const recorded: string[][] = [];
+    beforeRename.look = async (target) => {
+      if (path.basename(target) !== "a.txt") return;
+      const manifest = JSON.parse(
+        await readFile(path.join(root, ".agent/backups/r/manifest.json"), "utf8"),
+      ) as { patches: { files: { path: string }[] }[] };
+      recorded.push(manifest.patches.flatMap((p) => p.files.map((f) => f.path)));
+    };
+    const result = await applyPatch(patch("*** Update File: a.txt", "@@", "-a", "+b"), {
+      cwd: root,
+      runId: "r",
+    });
+    expect(result.success).toBe(true);
+    expect(recorded).toEqual([["a.txt"]]);
+  });
+
+  it("replaces the manifest with a rename, so a crash never leaves it half-written", async () => {
+    const root = await workspace({ "a.txt": "a\n" });
+    const renamed: string[] = [];
+    beforeRename.look = async (target) => void renamed.push(path.basename(target));
+    await applyPatch(patch("*** Update File: a.txt", "@@", "-a", "+b"), { cwd: root, runId: "r" });
+    await applyPatch(patch("*** Update File: a.txt", "@@", "-b", "+c"), { cwd: root, runId: "r" });
+    expect(renamed).toEqual(["manifest.json", "a.txt", "manifest.json", "a.txt"]);
   });
 });

@@ -1,6 +1,14 @@
-import { describe, expect, it } from "vitest";
+import { diffArrays } from "diff";
+import { describe, expect, it, vi } from "vitest";
 import { approvalReasons, createApprover, notApprovedMessage } from "../src/loop/approval.ts";
+import { parsePatch } from "../src/patch/parse-patch.ts";
 import type { PatchOperation } from "../src/patch/patch-types.ts";
+
+// The real diffArrays, watched: sizing a patch for approval must not need it (it is quadratic).
+vi.mock("diff", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("diff")>();
+  return { ...actual, diffArrays: vi.fn(actual.diffArrays) };
+});
 
 const add = (path: string, lines: number): PatchOperation => ({
   kind: "add",
@@ -29,6 +37,30 @@ describe("which patches need approval", () => {
   it("asks for 400 or more changed lines, not for 399", () => {
     expect(approvalReasons([add("a.ts", 399)])).toEqual([]);
     expect(approvalReasons([add("a.ts", 400)])).toEqual(["changes 400 lines"]);
+  });
+
+  it("counts a 10,000-line rewrite from the patch's markers, without a diff", () => {
+    const [rewrite] = parsePatch(
+      [
+        "*** Begin Patch",
+        "*** Update File: big.ts",
+        "@@",
+        ...Array.from({ length: 10_000 }, (_, i) => `-old ${i}`),
+        ...Array.from({ length: 10_000 }, (_, i) => `+new ${i}`),
+        "*** End Patch",
+      ].join("\n"),
+    ).operations;
+    expect(approvalReasons([rewrite!])).toEqual(["changes 20000 lines"]);
+    expect(diffArrays).not.toHaveBeenCalled();
+  });
+
+  it("counts every line a whole-file replacement removes, from the staged plan", () => {
+    const [whole] = parsePatch(
+      "*** Begin Patch\n*** Update File: ./big.ts\none line\n*** End Patch\n",
+    ).operations;
+    const before = "x\n".repeat(500);
+    const files = [{ path: "big.ts", before, after: "one line\n" }];
+    expect(approvalReasons([whole!], files)).toEqual(["changes 501 lines"]);
   });
 });
 

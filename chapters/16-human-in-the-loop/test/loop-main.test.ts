@@ -70,7 +70,7 @@ describe("chapter 16 command line", () => {
       `- Workspace root: ${workspace} (every path you use is relative to it)`,
     );
     expect(stdout()).toMatch(
-      /-- system prompt: \d+ tokens \(o200k_base\), sent with every model call --\n$/,
+      /\n-- system prompt: \d+ tokens \(o200k_base\) --\n-- tools: \d+ tokens \(list_files \d+, read_file \d+, search_text \d+, apply_patch \d+, note \d+\) --\n-- \d+ tokens in all, sent with every model call --\n$/,
     );
   });
 

@@ -117,6 +117,17 @@ describe("one staged plan for approval and the diff", () => {
     expect(shown).not.toContain("cart.mjs");
   });
 
+  it("asks before a whole-file replacement that removes 500 lines, as it would for hunks", async () => {
+    const big = "x\n".repeat(500);
+    const patch = "*** Begin Patch\n*** Update File: big.txt\none line\n*** End Patch\n";
+    const { result } = await patchAfterRead({ "big.txt": big }, patch, decline);
+    expect(result).toMatchObject({ ok: false, code: "not_approved" });
+    expect(result.content.split("\n")[0]).toBe(
+      "Error [not_approved]: This patch changes 501 lines, which needs the user's approval, and the user declined it.",
+    );
+    expect(await onDisk("big.txt")).toBe(big);
+  });
+
   it("parses the patch once per apply_patch call, approval and diff included", async () => {
     const patch = "*** Begin Patch\n*** Delete File: old.txt\n*** End Patch\n";
     const { result, parses, shown } = await patchAfterRead({ "old.txt": "bye\n" }, patch, approve);

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MAX_SHOWN_EDITS } from "../src/loop/patch-diff.ts";
 import { TerminalUi } from "../src/loop/terminal-ui.ts";
 import type { ApplyPatchResult } from "../src/patch/apply-patch.ts";
 import type { ToolCallRequest } from "../src/tools/run-tool-call.ts";
@@ -55,6 +56,23 @@ describe("the line per tool call", () => {
       "→ apply_patch  Patch applied: M a.txt.\n" +
         "*** a.txt\n@@ -1,2 +1,2 @@\n keep\n-old\n+new\n" +
         "→ apply_patch (patch found in the answer text)  Patch not applied, no file changed. Failed: a.txt: not_read.\n",
+    );
+  });
+
+  it("sums up a change too big to show as a diff instead of diffing it", () => {
+    const { ui, out } = capture();
+    const lines = (word: string) => Array.from({ length: 1_500 }, (_, i) => `${word} ${i}\n`);
+    expect(MAX_SHOWN_EDITS).toBe(2_000);
+    ui.toolCall(patchCall(), {
+      tool_call_id: "call_1",
+      ok: true,
+      content: `Patch applied: M a.txt.\n${JSON.stringify(applied)}`,
+      patch: applied,
+      files: [{ path: "a.txt", before: lines("old").join(""), after: lines("new").join("") }],
+    });
+    expect(out.join("")).toBe(
+      "→ apply_patch  Patch applied: M a.txt.\n" +
+        "*** a.txt\n1500 lines before, 1500 after: too many changes to show as a diff\n",
     );
   });
 

@@ -29,24 +29,41 @@ function call(args: unknown): Promise<ToolCallResult> {
   );
 }
 
-async function ok(request: Record<string, unknown>): Promise<string> {
-  const result = await call({ request });
+async function ok(args: Record<string, unknown>): Promise<string> {
+  const result = await call(args);
   expect(result.ok).toBe(true);
   return result.content;
 }
 
 describe("note tool schema", () => {
-  it("is an object at the root with the union inside `request`", () => {
+  it("is one flat object: the action, and the fields the actions use", () => {
     const parameters = toOpenAITool(noteTool).function.parameters as {
       type: string;
       required: string[];
-      properties: { request: { oneOf: Array<{ properties: { action: { const: string } } }> } };
+      properties: Record<string, { enum?: string[] }>;
     };
     expect(parameters.type).toBe("object");
-    expect(parameters.required).toEqual(["request"]);
-    expect(
-      parameters.properties.request.oneOf.map((option) => option.properties.action.const),
-    ).toEqual(["create", "read", "update", "delete", "list", "search", "summary"]);
+    expect(parameters.required).toEqual(["action"]);
+    expect(parameters.properties.action!.enum).toEqual([
+      "create",
+      "read",
+      "update",
+      "delete",
+      "list",
+      "search",
+      "summary",
+    ]);
+    expect(Object.keys(parameters.properties)).toEqual([
+      "action",
+      "id",
+      "title",
+      "type",
+      "tags",
+      "body",
+      "append",
+      "query",
+      "tag",
+    ]);
   });
 });
 
@@ -122,7 +139,7 @@ describe("note tool without a notebook from the harness", () => {
         id: "c",
         function: {
           name: "note",
-          arguments: '{"request":{"action":"create","title":"T","body":"b"}}',
+          arguments: '{"action":"create","title":"T","body":"b"}',
         },
       },
       { cwd, signal: new AbortController().signal },
@@ -135,7 +152,7 @@ describe("note tool without a notebook from the harness", () => {
 describe("note tool errors (read by the model: pinned)", () => {
   it("lists the existing ids for an unknown id", async () => {
     await ok({ action: "create", title: "A", body: "" });
-    expect(await call({ request: { action: "read", id: "0042-missing" } })).toEqual({
+    expect(await call({ action: "read", id: "0042-missing" })).toEqual({
       tool_call_id: "call_1",
       ok: false,
       content:
@@ -147,33 +164,38 @@ describe("note tool errors (read by the model: pinned)", () => {
 
   it("refuses an update that changes nothing", async () => {
     await ok({ action: "create", title: "A", body: "" });
-    expect((await call({ request: { action: "update", id: "1" } })).content).toBe(
+    expect((await call({ action: "update", id: "1" })).content).toBe(
       "Error [nothing_to_update]: update of note 1 names nothing to change.\n" +
         "Hint: Call note again with at least one of title, type, tags, body, append.",
     );
   });
 
   it("names the unknown action and the valid ones", async () => {
-    expect((await call({ request: { action: "remove", id: "1" } })).content).toBe(
+    expect((await call({ action: "remove", id: "1" })).content).toBe(
       "Error: invalid arguments for note:\n" +
-        "- request.action: Invalid discriminator value. Expected 'create' | 'read' | 'update' | 'delete' | 'list' | 'search' | 'summary'\n" +
+        '- action: Invalid option: expected one of "create"|"read"|"update"|"delete"|"list"|"search"|"summary"\n' +
         "Call note again with corrected arguments.",
     );
   });
 
-  it("says which field is missing or wrong", async () => {
-    expect((await call({ request: { action: "create", body: "x", type: "idea" } })).content).toBe(
+  it("says which field is wrong", async () => {
+    expect((await call({ action: "create", title: "T", body: "x", type: "idea" })).content).toBe(
       "Error: invalid arguments for note:\n" +
-        "- request.title: Invalid input: expected string, received undefined\n" +
-        '- request.type: Invalid option: expected one of "task_state"|"conclusion"|"blocker"|"action"|"reference"|"general"\n' +
+        '- type: Invalid option: expected one of "task_state"|"conclusion"|"blocker"|"action"|"reference"|"general"\n' +
         "Call note again with corrected arguments.",
     );
   });
 
-  it("explains the wrapper when the model sends a flat object", async () => {
-    expect((await call({ action: "list" })).content).toBe(
+  it("names every field the action needs and did not get", async () => {
+    expect((await call({ action: "create" })).content).toBe(
       "Error: invalid arguments for note:\n" +
-        "- request: Invalid input: expected object, received undefined\n" +
+        "- title: create needs title\n" +
+        "- body: create needs body\n" +
+        "Call note again with corrected arguments.",
+    );
+    expect((await call({ action: "search", tag: "parser" })).content).toBe(
+      "Error: invalid arguments for note:\n" +
+        "- query: search needs query\n" +
         "Call note again with corrected arguments.",
     );
   });

@@ -4,7 +4,7 @@ import type {
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
 import { StreamAssembler, StreamCutError, type ChatResult } from "./stream-assembler.ts";
-import { AbortedError, ModelTimeoutError } from "./model-errors.ts";
+import { AbortedError, ModelTimeoutError, redactError } from "./model-errors.ts";
 
 export interface Endpoint {
   baseURL: string;
@@ -26,6 +26,8 @@ export interface StreamChatOptions {
   signal?: AbortSignal;
   /** Called with each piece of answer text as it arrives. */
   onText?: (text: string) => void;
+  /** The answer's size limit in characters (default MAX_ANSWER_CHARS); tests set a small one. */
+  maxAnswerChars?: number;
 }
 
 /**
@@ -35,7 +37,7 @@ export interface StreamChatOptions {
  * forever. So we also abort when no chunk arrives for `client.timeout` ms.
  */
 export async function streamChat(options: StreamChatOptions): Promise<ChatResult> {
-  const { client, model, messages, tools, signal, onText } = options;
+  const { client, model, messages, tools, signal, onText, maxAnswerChars } = options;
   const controller = new AbortController();
   const forwardAbort = () => controller.abort();
   signal?.addEventListener("abort", forwardAbort, { once: true });
@@ -62,7 +64,7 @@ export async function streamChat(options: StreamChatOptions): Promise<ChatResult
       },
       { signal: controller.signal },
     );
-    const assembler = new StreamAssembler();
+    const assembler = new StreamAssembler(maxAnswerChars);
     try {
       for await (const chunk of stream) {
         restartTimer();
@@ -80,8 +82,10 @@ export async function streamChat(options: StreamChatOptions): Promise<ChatResult
     return assembler.finish();
   } catch (error) {
     throwIfStopped();
-    throw error;
+    throw redactError(error, client.apiKey ?? "");
   } finally {
+    // Lets go of the connection whatever happened: a server that streams forever keeps sending.
+    controller.abort();
     clearTimeout(timer);
     signal?.removeEventListener("abort", forwardAbort);
   }

@@ -134,12 +134,13 @@ function ambiguous(hunk: Hunk, context: HunkContext, starts: readonly number[]):
 
 /** Builds the new line list: the lines outside the hunks stay as they are. */
 function replaceLines(lines: readonly string[], replacements: readonly Replacement[]): string[] {
-  const result: string[] = [];
+  // Pieces joined by flat(): `push(...piece)` passes each line as an argument, and 125,000 overflow the stack.
+  const pieces: string[][] = [];
   let next = 0;
   for (const replacement of replacements) {
-    result.push(...lines.slice(next, replacement.start), ...replacement.newLines);
+    pieces.push(lines.slice(next, replacement.start), replacement.newLines);
     next = replacement.start + replacement.oldCount;
   }
-  result.push(...lines.slice(next));
-  return result;
+  pieces.push(lines.slice(next));
+  return pieces.flat();
 }

@@ -279,10 +279,11 @@ function anchorPlacementError(
 
 /** Builds the new line list: the lines outside the hunks stay as they are. */
 function replaceLines(lines: readonly string[], replacements: readonly Replacement[]): string[] {
-  const result: string[] = [];
+  // Pieces joined by flat(): `push(...piece)` passes each line as an argument, and 125,000 overflow the stack.
+  const pieces: string[][] = [];
   let next = 0;
   for (const replacement of replacements) {
-    result.push(...lines.slice(next, replacement.start));
+    pieces.push(lines.slice(next, replacement.start));
     let oldIndex = replacement.start;
     // Lines present in both old and new are context: keep the file's version of them,
     // which may differ from the patch's in whitespace or punctuation.
@@ -290,14 +291,14 @@ function replaceLines(lines: readonly string[], replacements: readonly Replaceme
       if (change.removed) {
         oldIndex += change.count;
       } else if (change.added) {
-        result.push(...change.value);
+        pieces.push(change.value);
       } else {
-        result.push(...lines.slice(oldIndex, oldIndex + change.count));
+        pieces.push(lines.slice(oldIndex, oldIndex + change.count));
         oldIndex += change.count;
       }
     }
     next = replacement.start + replacement.oldCount;
   }
-  result.push(...lines.slice(next));
-  return result;
+  pieces.push(lines.slice(next));
+  return pieces.flat();
 }

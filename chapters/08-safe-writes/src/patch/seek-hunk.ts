@@ -38,12 +38,9 @@ export function lineKey(line: string, level: MatchLevel): string {
 }
 
 /**
- * The indentation structure of a file, used in two places: an `@@ anchor` that opens an
- * indented block (a class, a function) narrows the search to that block, and an ambiguity
- * hint names the lines that enclose each candidate.
- *
- * Indentation is the number of leading whitespace characters; blank lines are skipped
- * because they carry no indentation of their own.
+ * Indentation (leading whitespace; blank lines have none of their own) gives a file structure:
+ * an `@@ anchor` that opens an indented block narrows the search to that block, and an
+ * ambiguity hint names the lines that enclose each candidate.
  */
 function indentation(line: string): number {
   return line.length - line.trimStart().length;
@@ -77,6 +74,7 @@ export function blockEnd(lines: readonly string[], index: number): number {
 export function enclosingLine(lines: readonly string[], index: number): number | undefined {
   let first = index;
   while (first < lines.length && isBlank(lines[first])) first++;
+  if (first === lines.length) return undefined; // blank lines up to the end: inside nothing
   const indent = indentation(lines[first]);
   for (let line = index - 1; line >= 0; line--) {
     const text = lines[line];
@@ -86,22 +84,49 @@ export function enclosingLine(lines: readonly string[], index: number): number |
 }
 
 /**
- * The file's lines in the form each ladder level compares, computed once per level and
- * reused by every hunk and anchor: normalising the file again for each search would make
- * a many-hunk patch quadratic in the file size.
+ * Where each line key occurs, per ladder level, built when a level is first needed (most hunks
+ * match exactly), in one step per line. A hunk is looked up by its rarest line, not tried at
+ * every position of the file: for every hunk, that would cost file × hunks.
  */
 export class LineIndex {
-  private readonly keysByLevel = new Map<MatchLevel, string[]>();
+  private readonly levels = new Map<MatchLevel, KeyIndex>();
 
   constructor(readonly lines: readonly string[]) {}
 
-  keys(level: MatchLevel): string[] {
-    let keys = this.keysByLevel.get(level);
+  keys(level: MatchLevel, stats?: { comparisons: number }): KeyIndex {
+    let keys = this.levels.get(level);
     if (!keys) {
-      keys = this.lines.map((line) => lineKey(line, level));
-      this.keysByLevel.set(level, keys);
+      keys = new KeyIndex(this.lines.map((line) => lineKey(line, level)));
+      if (stats) stats.comparisons += this.lines.length;
+      this.levels.set(level, keys);
     }
     return keys;
+  }
+}
+
+/**
+ * One level's index: the lines with the same key form a chain, in file order. `next` is the
+ * next line with the same key (or -1), `remaining` how many lines with the key there are
+ * from this one on: how common it is. Built from the last line up, each line goes in front.
+ */
+class KeyIndex {
+  private readonly first = new Map<string, number>();
+  readonly next: Int32Array;
+  readonly remaining: Int32Array;
+
+  constructor(readonly keys: readonly string[]) {
+    this.next = new Int32Array(keys.length);
+    this.remaining = new Int32Array(keys.length);
+    for (let line = keys.length - 1; line >= 0; line--) {
+      const after = this.chain(keys[line]);
+      this.next[line] = after;
+      this.remaining[line] = after === -1 ? 1 : this.remaining[after] + 1;
+      this.first.set(keys[line], line);
+    }
+  }
+
+  chain(key: string): number {
+    return this.first.get(key) ?? -1;
   }
 }
 
@@ -120,7 +145,7 @@ export interface SeekResult {
 export interface SeekOptions {
   /** The match must end at the window's end ("*** End of File"). */
   atEnd?: boolean;
-  /** Counts line comparisons, so tests can check the work stays O(file × hunk). */
+  /** Counts index steps and line comparisons, so tests can check the work stays linear. */
   stats?: { comparisons: number };
 }
 
@@ -128,7 +153,8 @@ export interface SeekOptions {
  * Finds every place where `pattern` matches inside the window, trying the ladder levels in
  * order and stopping at the first level that matches anywhere. All places are returned,
  * not just the first: applying a hunk at the first of several matches is how patches land
- * in the wrong function.
+ * in the wrong function. Every match contains the pattern's rarest line, so only the lines
+ * of that line's chain can start one, and each is compared in full.
  */
 export function seekLines(
   index: LineIndex,
@@ -140,26 +166,42 @@ export function seekLines(
   const firstStart = options.atEnd ? lastStart : window.start;
   if (pattern.length === 0 || lastStart < window.start) return undefined;
   for (const level of MATCH_LEVELS) {
-    const keys = index.keys(level);
+    const keys = index.keys(level, options.stats);
     const wanted = pattern.map((line) => lineKey(line, level));
+    const rarest = rarestLine(keys, wanted, options.stats);
     const starts: number[] = [];
-    for (let start = firstStart; start <= lastStart; start++) {
-      if (matchesAt(keys, wanted, start, options.stats)) starts.push(start);
+    for (let line = rarest.first; line !== -1; line = keys.next[line]) {
+      if (options.stats) options.stats.comparisons++;
+      const start = line - rarest.offset;
+      if (start > lastStart) break;
+      if (start >= firstStart && matchesAt(keys, wanted, start, options.stats)) starts.push(start);
     }
     if (starts.length > 0) return { level, starts };
   }
   return undefined;
 }
 
+/** The wanted line whose key is least common in the file: its offset, and its chain. */
+function rarestLine(keys: KeyIndex, wanted: readonly string[], stats: SeekOptions["stats"]) {
+  let rarest = { offset: 0, first: -1, count: Infinity };
+  wanted.forEach((key, offset) => {
+    if (stats) stats.comparisons++;
+    const first = keys.chain(key);
+    const count = first === -1 ? 0 : keys.remaining[first];
+    if (count < rarest.count) rarest = { offset, first, count };
+  });
+  return rarest;
+}
+
 function matchesAt(
-  keys: readonly string[],
+  keys: KeyIndex,
   wanted: readonly string[],
   start: number,
   stats: { comparisons: number } | undefined,
 ): boolean {
   for (let offset = 0; offset < wanted.length; offset++) {
     if (stats) stats.comparisons++;
-    if (keys[start + offset] !== wanted[offset]) return false;
+    if (keys.keys[start + offset] !== wanted[offset]) return false;
   }
   return true;
 }

@@ -164,6 +164,14 @@ export async function applyPatch(
   const release = await acquireWriteLeases(groups.flatMap((g) => g.items.flatMap(realPaths)));
   try {
     const outcomes = await stageGroups(groups, options);
+    try {
+      // The files are read now: the lines a whole-file replacement removes count too.
+      checkPatchLimits(operations, options.limits ?? DEFAULT_PATCH_LIMITS, (op) =>
+        textBefore(outcomes, op),
+      );
+    } catch (error) {
+      return refusedPatch(error, renderRemainingPatch(operations), repairs);
+    }
     const commitNotes = await commitOutcomes(outcomes, options);
     const result = summarize(outcomes, repairs, options.atomic === true);
     if (commitNotes.length > 0) result.notes = [...(result.notes ?? []), ...commitNotes];
@@ -215,6 +223,15 @@ function groupByFile(singles: FileGroup[]): FileGroup[] {
     merged.push(failure === undefined ? { items } : { items, failure });
   }
   return merged.sort((a, b) => a.items[0]!.index - b.items[0]!.index);
+}
+
+/** The text the operation's file had before the patch, once staging has read it. */
+function textBefore(outcomes: GroupOutcome[], op: PatchOperation): string | undefined {
+  for (const { group, staged } of outcomes) {
+    const item = group.items.find((candidate) => candidate.op === op);
+    if (item !== undefined) return staged?.files.get(item.source.absolute)?.diskBytes?.toString();
+  }
+  return undefined;
 }
 
 function realPaths(item: TargetedOperation): string[] {

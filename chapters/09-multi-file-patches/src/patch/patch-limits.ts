@@ -1,30 +1,40 @@
 import path from "node:path";
-import { diffArrays } from "diff";
 import { PatchError } from "./patch-errors.ts";
 import type { PatchOperation } from "./patch-types.ts";
 
-function lineCount(text: string): number {
+export function lineCount(text: string): number {
   if (text === "") return 0;
   return text.endsWith("\n") ? text.split("\n").length - 1 : text.split("\n").length;
 }
 
 /**
- * How many lines an operation adds or removes, for the per-patch size limit. A Delete
- * counts 0 here: its size is the file's, which only the filesystem side knows.
+ * How many lines an operation adds or removes, for the per-patch size limit: counted in one pass
+ * over the patch, because a diff to find them costs time quadratic in a big hunk, and a
+ * refusal must be cheap. A Delete counts 0 here: its size is the file's, which only the
+ * filesystem side knows.
+ *
+ * A whole-file replacement removes every line the file had, so it counts them all, plus its new
+ * ones: `replacedText` gives the file's text once it has been read. Before that, only its new
+ * lines count.
  */
-export function countChangedLines(op: PatchOperation): number {
+export function countChangedLines(
+  op: PatchOperation,
+  replacedText?: (op: PatchOperation) => string | undefined,
+): number {
   switch (op.kind) {
     case "add":
       return lineCount(op.contents);
     case "delete":
       return 0;
     case "update": {
-      if (op.wholeFile !== undefined) return lineCount(op.wholeFile);
+      if (op.wholeFile !== undefined) {
+        return lineCount(replacedText?.(op) ?? "") + lineCount(op.wholeFile);
+      }
+      // The hunk's lines as the patch wrote them: '+' added, '-' removed, ' ' context.
       let changed = 0;
       for (const hunk of op.hunks) {
-        // Context lines appear on both sides; everything else was added or removed.
-        for (const change of diffArrays(hunk.oldLines, hunk.newLines)) {
-          if (change.added || change.removed) changed += change.count;
+        for (const line of hunk.patchText.split("\n")) {
+          if (line.startsWith("+") || line.startsWith("-")) changed++;
         }
       }
       return changed;
@@ -44,7 +54,15 @@ export interface PatchLimits {
 
 export const DEFAULT_PATCH_LIMITS: PatchLimits = { maxFiles: 10, maxChangedLines: 800 };
 
-export function checkPatchLimits(operations: PatchOperation[], limits: PatchLimits): void {
+/**
+ * Refuses a patch over a limit. It runs twice: on the patch alone, before any file is read, and
+ * again with `replacedText` once the files are read, for the lines whole-file replacements remove.
+ */
+export function checkPatchLimits(
+  operations: PatchOperation[],
+  limits: PatchLimits,
+  replacedText?: (op: PatchOperation) => string | undefined,
+): void {
   const files = countFiles(operations);
   if (files > limits.maxFiles) {
     throw new PatchError(
@@ -53,12 +71,16 @@ export function checkPatchLimits(operations: PatchOperation[], limits: PatchLimi
       `Split it into smaller patches of at most ${limits.maxFiles} files each and apply them one after another.`,
     );
   }
-  const lines = operations.reduce((sum, op) => sum + countChangedLines(op), 0);
+  const lines = operations.reduce((sum, op) => sum + countChangedLines(op, replacedText), 0);
   if (lines > limits.maxChangedLines) {
+    const split = `Split it into smaller patches of at most ${limits.maxChangedLines} changed lines each and apply them one after another.`;
+    const wholeFile = operations.some((op) => op.kind === "update" && op.wholeFile !== undefined);
     throw new PatchError(
       "too_many_changes",
       `The patch changes ${lines} lines; the limit is ${limits.maxChangedLines} changed lines per patch.`,
-      `Split it into smaller patches of at most ${limits.maxChangedLines} changed lines each and apply them one after another.`,
+      wholeFile
+        ? `An Update File section without hunk lines replaces the whole file and counts every old and new line: write '@@' hunks of only the lines that change. ${split}`
+        : split,
     );
   }
 }

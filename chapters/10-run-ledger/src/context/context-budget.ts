@@ -1,5 +1,6 @@
+import type { ChatCompletionTool } from "openai/resources/chat/completions";
 import { splitTurns, type ChatMessage, type Conversation } from "./conversation.ts";
-import { countMessageTokens, countRequestTokens } from "./token-counter.ts";
+import { countMessageTokens, countRequestTokens, countToolTokens } from "./token-counter.ts";
 
 /**
  * How many tokens a request may use (AGENT_CONTEXT_TOKENS). Keep it below the model's context
@@ -29,25 +30,32 @@ export class ContextBudgetError extends Error {
 
 /**
  * Makes the conversation fit the budget. The policy:
- *  1. The system prompt is never dropped: without it the model is a different assistant.
+ *  1. The system prompt is never dropped: without it the model is a different assistant. Nor are
+ *     the tool definitions, which go with every request from chapter 3 on.
  *  2. The oldest whole turns go first. A turn is a user message and everything up to the next one,
  *     so a tool call is never separated from its result.
  *  3. The latest turn is always kept: it holds the question being asked.
  *  4. If the system prompt and the latest turn alone are too big, that is an error, not a guess.
  * What was dropped is returned, so the caller can tell the user.
  */
-export function fitToBudget(conversation: Conversation, budget: number): Fitted {
-  const systemTokens = countRequestTokens([conversation.system]);
-  if (systemTokens > budget) {
+export function fitToBudget(
+  conversation: Conversation,
+  budget: number,
+  tools: readonly ChatCompletionTool[] = [],
+): Fitted {
+  // What every request carries, whatever is dropped: the system prompt, and the tools if any.
+  const fixed = tools.length === 0 ? "the system prompt" : "the system prompt and the tools";
+  const fixedTokens = countRequestTokens([conversation.system]) + countToolTokens(tools);
+  if (fixedTokens > budget) {
     throw new ContextBudgetError(
-      `the system prompt alone needs ${systemTokens} tokens, more than the ${budget}-token budget: raise AGENT_CONTEXT_TOKENS`,
+      `${fixed} alone ${tools.length === 0 ? "needs" : "need"} ${fixedTokens} tokens, more than the ${budget}-token budget: raise AGENT_CONTEXT_TOKENS`,
     );
   }
   const turns = splitTurns(conversation.history).map((messages) => ({
     messages,
     tokens: sumTokens(messages),
   }));
-  let total = systemTokens + turns.reduce((sum, turn) => sum + turn.tokens, 0);
+  let total = fixedTokens + turns.reduce((sum, turn) => sum + turn.tokens, 0);
   const dropped: Dropped = { messages: 0, tokens: 0 };
   while (total > budget && turns.length > 1) {
     const oldest = turns.shift()!;
@@ -57,7 +65,7 @@ export function fitToBudget(conversation: Conversation, budget: number): Fitted 
   }
   if (total > budget) {
     throw new ContextBudgetError(
-      `the latest message needs ${total - systemTokens} tokens; with the system prompt that is ${total}, more than the ${budget}-token budget: shorten the message, or raise AGENT_CONTEXT_TOKENS`,
+      `the latest message needs ${total - fixedTokens} tokens; with ${fixed} that is ${total}, more than the ${budget}-token budget: shorten the message, or raise AGENT_CONTEXT_TOKENS`,
     );
   }
   const history = turns.flatMap((turn) => turn.messages);

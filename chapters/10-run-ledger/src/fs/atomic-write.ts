@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, open, rename, rmdir, rm, unlink } from "node:fs/promises";
+import { open, rename, rmdir, rm, unlink } from "node:fs/promises";
 import path from "node:path";
+import { inside, makeFolder, openFolder, type OpenedFolder } from "./opened-folder.ts";
 
 /**
  * Atomic writes in two steps. `stageWrite` puts the new bytes, flushed to disk,
@@ -14,6 +15,8 @@ export interface StagedWrite {
   temp: string;
   /** The first folder mkdir created for this write, to remove again if we back out. */
   createdFolder: string | undefined;
+  /** The target's folder, opened and checked (opened-folder.ts), until commit or discard. */
+  folder: OpenedFolder;
 }
 
 export async function stageWrite(
@@ -22,29 +25,40 @@ export async function stageWrite(
   mode: number | undefined,
 ): Promise<StagedWrite> {
   const folder = path.dirname(target);
-  const createdFolder = await mkdir(folder, { recursive: true });
+  const { folder: opened, createdFolder } = await makeFolder(folder);
   // Same folder as the target: rename across file systems is not atomic.
   const temp = path.join(folder, `.${path.basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
-  const handle = await open(temp, "wx");
+  const staged = { target, temp, createdFolder, folder: opened };
+  const handle = await open(inside(opened, temp), "wx").catch(async (error: unknown) => {
+    await discardWrite(staged);
+    throw error;
+  });
   try {
     await handle.writeFile(bytes);
     // chmod after creation: the mode given to open() is masked by the umask.
     if (mode !== undefined) await handle.chmod(mode);
     await handle.sync();
-  } finally {
+  } catch (error) {
+    // A full disk leaves part of the temp file behind: remove it, and any folder made for it.
     await handle.close();
+    await discardWrite(staged);
+    throw error;
   }
-  return { target, temp, createdFolder };
+  await handle.close();
+  return staged;
 }
 
 export async function commitWrite(staged: StagedWrite): Promise<void> {
-  await rename(staged.temp, staged.target);
-  await syncFolder(path.dirname(staged.target));
+  await rename(inside(staged.folder, staged.temp), inside(staged.folder, staged.target));
+  await staged.folder.handle.sync();
+  await staged.folder.handle.close();
 }
 
 /** Backs out of a staged write: the temp file and any folder created for it disappear. */
 export async function discardWrite(staged: StagedWrite): Promise<void> {
-  await rm(staged.temp, { force: true });
+  // A closed handle's fd is -1: the write was committed, and the temp name is gone.
+  if (staged.folder.handle.fd !== -1) await rm(inside(staged.folder, staged.temp), { force: true });
+  await staged.folder.handle.close();
   if (staged.createdFolder === undefined) return;
   // Remove the folders we created, innermost first; rmdir refuses any that someone else filled.
   let folder = path.dirname(staged.target);
@@ -60,8 +74,13 @@ export async function discardWrite(staged: StagedWrite): Promise<void> {
 
 /** Deletes a file and makes the deletion durable. */
 export async function deleteFile(target: string): Promise<void> {
-  await unlink(target);
-  await syncFolder(path.dirname(target));
+  const folder = await openFolder(path.dirname(target));
+  try {
+    await unlink(inside(folder, target));
+    await folder.handle.sync();
+  } finally {
+    await folder.handle.close();
+  }
 }
 
 /** A rename or unlink is only durable once the folder's own entry list is flushed. */

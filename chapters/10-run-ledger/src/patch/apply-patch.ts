@@ -1,4 +1,5 @@
 import path from "node:path";
+import { agentFolder, AgentFolderError } from "../fs/agent-folder.ts";
 import { sha256 } from "../fs/file-hash.ts";
 import { newRunId } from "../fs/run-id.ts";
 import { acquireWriteLeases, recordInManifest, type BackupRecord } from "./backups.ts";
@@ -56,10 +57,16 @@ export interface ApplyPatchResult {
   notes?: string[];
 }
 
+const FD_PATH = /\/proc\/self\/fd\/\d+\//g;
+
 /** Turns anything thrown while patching one file into the failure the model reads. */
 export function toFailure(path: string, error: unknown): PatchFailure {
+  if (error instanceof AgentFolderError) {
+    return { path, code: "io_error", message: error.reason, hint: error.hint };
+  }
   if (!(error instanceof PatchError)) {
-    const reason = error instanceof Error ? error.message : String(error);
+    // Writes name their folder /proc/self/fd/<n>/ (opened-folder.ts): keep the file's own name.
+    const reason = (error instanceof Error ? error.message : String(error)).replace(FD_PATH, "");
     return {
       path,
       code: "io_error",
@@ -160,10 +167,25 @@ export async function applyPatch(
     return refusedPatch(error, renderRemainingPatch(operations), repairs);
   }
 
+  try {
+    // A symlinked .agent/ would send the backups outside the workspace.
+    await agentFolder(options.cwd);
+  } catch (error) {
+    return refusedPatch(error, renderRemainingPatch(operations), repairs);
+  }
+
   const groups = groupByFile(await resolveTargets(operations, options));
   const release = await acquireWriteLeases(groups.flatMap((g) => g.items.flatMap(realPaths)));
   try {
     const outcomes = await stageGroups(groups, options);
+    try {
+      // The files are read now: the lines a whole-file replacement removes count too.
+      checkPatchLimits(operations, options.limits ?? DEFAULT_PATCH_LIMITS, (op) =>
+        textBefore(outcomes, op),
+      );
+    } catch (error) {
+      return refusedPatch(error, renderRemainingPatch(operations), repairs);
+    }
     const commitNotes = await commitOutcomes(outcomes, options);
     const result = summarize(outcomes, repairs, options.atomic === true);
     if (commitNotes.length > 0) result.notes = [...(result.notes ?? []), ...commitNotes];
@@ -215,6 +237,15 @@ function groupByFile(singles: FileGroup[]): FileGroup[] {
     merged.push(failure === undefined ? { items } : { items, failure });
   }
   return merged.sort((a, b) => a.items[0]!.index - b.items[0]!.index);
+}
+
+/** The text the operation's file had before the patch, once staging has read it. */
+function textBefore(outcomes: GroupOutcome[], op: PatchOperation): string | undefined {
+  for (const { group, staged } of outcomes) {
+    const item = group.items.find((candidate) => candidate.op === op);
+    if (item !== undefined) return staged?.files.get(item.source.absolute)?.diskBytes?.toString();
+  }
+  return undefined;
 }
 
 function realPaths(item: TargetedOperation): string[] {

@@ -1,6 +1,6 @@
 import { isUtf8 } from "node:buffer";
-import { readFile, stat } from "node:fs/promises";
 import { sha256 } from "../fs/file-hash.ts";
+import { describeFileType, readRegularFile } from "../fs/read-regular-file.ts";
 import { applyHunks, replaceWholeFile } from "./apply-hunks.ts";
 import type { ChangedFile } from "./apply-patch.ts";
 import { checkPrecondition } from "./hash-guard.ts";
@@ -11,6 +11,7 @@ import {
   moveOntoExisting,
   notRead,
   notText,
+  PatchError,
   type FileAction,
 } from "./patch-errors.ts";
 import type { PatchOperation } from "./patch-types.ts";
@@ -180,23 +181,33 @@ export class StagedFiles {
 
 async function readFromDisk(target: WritePath): Promise<StagedFile> {
   const empty = { target, diskBytes: null, diskHash: null, text: null, guarded: false };
-  const stats = await stat(target.absolute).catch((error: NodeJS.ErrnoException) => {
+  const file = await readRegularFile(target.absolute).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT" || error.code === "ENOTDIR") return undefined;
     throw error;
   });
-  if (stats === undefined) return { ...empty, mode: undefined, isDirectory: false };
-  if (stats.isDirectory()) return { ...empty, mode: undefined, isDirectory: true };
-  const bytes = await readFile(target.absolute);
+  if (file === undefined) return { ...empty, mode: undefined, isDirectory: false };
+  if (file.stats.isDirectory()) return { ...empty, mode: undefined, isDirectory: true };
+  if (file.bytes === null) throw notRegularFile(target.relative, describeFileType(file.stats));
+  const bytes = file.bytes;
   return {
     target,
     diskBytes: bytes,
     diskHash: sha256(bytes),
     // Decoded as UTF-8 with a BOM kept: the engine preserves it and the line endings.
     text: bytes.toString("utf8"),
-    mode: stats.mode & 0o7777,
+    mode: file.stats.mode & 0o7777,
     isDirectory: false,
     guarded: false,
   };
+}
+
+/** A FIFO would block the read and a device never end; writing would replace either with a file. */
+function notRegularFile(path: string, kind: string): PatchError {
+  return new PatchError(
+    "disallowed_path",
+    `Cannot patch ${path}: it is ${kind}, not a regular file.`,
+    "apply_patch edits regular files only; leave this one alone.",
+  );
 }
 
 /** True while the text is still the lossy decoding of bytes that are not UTF-8. */

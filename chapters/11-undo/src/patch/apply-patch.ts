@@ -1,8 +1,10 @@
 import path from "node:path";
+import { agentFolder, AgentFolderError } from "../fs/agent-folder.ts";
 import { sha256 } from "../fs/file-hash.ts";
 import { newRunId } from "../fs/run-id.ts";
 import { acquireWriteLeases, recordInManifest, type BackupRecord } from "./backups.ts";
 import { writeStagedFiles } from "./commit-files.ts";
+import { lockFiles } from "./file-locks.ts";
 import { FileChangedError } from "./hash-guard.ts";
 import { BEGIN_PATCH, END_PATCH, parsePatch } from "./parse-patch.ts";
 import { PatchError, type PatchErrorCode } from "./patch-errors.ts";
@@ -56,10 +58,16 @@ export interface ApplyPatchResult {
   notes?: string[];
 }
 
+const FD_PATH = /\/proc\/self\/fd\/\d+\//g;
+
 /** Turns anything thrown while patching one file into the failure the model reads. */
 export function toFailure(path: string, error: unknown): PatchFailure {
+  if (error instanceof AgentFolderError) {
+    return { path, code: "io_error", message: error.reason, hint: error.hint };
+  }
   if (!(error instanceof PatchError)) {
-    const reason = error instanceof Error ? error.message : String(error);
+    // Writes name their folder /proc/self/fd/<n>/ (opened-folder.ts): keep the file's own name.
+    const reason = (error instanceof Error ? error.message : String(error)).replace(FD_PATH, "");
     return {
       path,
       code: "io_error",
@@ -161,16 +169,48 @@ export async function applyPatch(
   }
 
   const groups = groupByFile(await resolveTargets(operations, options));
-  const release = await acquireWriteLeases(groups.flatMap((g) => g.items.flatMap(realPaths)));
+  const keys = groups.flatMap((g) => g.items.flatMap(realPaths));
+  let agent: string;
+  let release: () => Promise<void>;
+  try {
+    // A symlinked .agent/ would send the backups and locks outside the workspace.
+    agent = await agentFolder(options.cwd);
+    release = await holdFiles(agent, keys);
+  } catch (error) {
+    return refusedPatch(error, renderRemainingPatch(operations), repairs);
+  }
   try {
     const outcomes = await stageGroups(groups, options);
-    const commitNotes = await commitOutcomes(outcomes, options);
-    const result = summarize(outcomes, repairs, options.atomic === true);
-    if (commitNotes.length > 0) result.notes = [...(result.notes ?? []), ...commitNotes];
-    return result;
+    try {
+      // The files are read now: the lines a whole-file replacement removes count too.
+      checkPatchLimits(operations, options.limits ?? DEFAULT_PATCH_LIMITS, (op) =>
+        textBefore(outcomes, op),
+      );
+    } catch (error) {
+      return refusedPatch(error, renderRemainingPatch(operations), repairs);
+    }
+    await commitOutcomes(outcomes, options, agent);
+    return summarize(outcomes, repairs, options.atomic === true);
   } finally {
-    release();
+    await release();
   }
+}
+
+/**
+ * The write leases keep this process's patches apart, the lock files
+ * (file-locks.ts) those of every other process: both are held from the first
+ * read of a file until its rename.
+ */
+async function holdFiles(agent: string, keys: string[]): Promise<() => Promise<void>> {
+  const release = await acquireWriteLeases(keys);
+  const unlock = await lockFiles(path.join(agent, "locks"), keys).catch((error: unknown) => {
+    release();
+    throw error;
+  });
+  return async () => {
+    await unlock();
+    release();
+  };
 }
 
 /** Resolves every path; an operation whose path is refused becomes a failed group of its own. */
@@ -217,6 +257,15 @@ function groupByFile(singles: FileGroup[]): FileGroup[] {
   return merged.sort((a, b) => a.items[0]!.index - b.items[0]!.index);
 }
 
+/** The text the operation's file had before the patch, once staging has read it. */
+function textBefore(outcomes: GroupOutcome[], op: PatchOperation): string | undefined {
+  for (const { group, staged } of outcomes) {
+    const item = group.items.find((candidate) => candidate.op === op);
+    if (item !== undefined) return staged?.files.get(item.source.absolute)?.diskBytes?.toString();
+  }
+  return undefined;
+}
+
 function realPaths(item: TargetedOperation): string[] {
   const paths = [item.source.absolute, item.destination?.absolute];
   return paths.filter((p): p is string => p !== undefined && p !== "");
@@ -253,18 +302,20 @@ async function stageGroups(
 async function commitOutcomes(
   outcomes: GroupOutcome[],
   options: ApplyPatchOptions,
-): Promise<string[]> {
+  agent: string,
+): Promise<void> {
   const runId = options.runId ?? newRunId();
-  const backupDir = options.backupDir ?? path.join(options.cwd, ".agent", "backups", runId);
+  const backupDir = options.backupDir ?? path.join(agent, "backups", runId);
+  const record = (records: BackupRecord[]) =>
+    recordBackups(backupDir, runId, records, path.dirname(agent));
   const ready = outcomes.filter((outcome) => outcome.staged !== undefined);
   const units = options.atomic ? [ready] : ready.map((outcome) => [outcome]);
   if (options.atomic && ready.length < outcomes.length) units.length = 0;
 
-  const records: BackupRecord[] = [];
   for (const unit of units) {
     const files = unit.flatMap((outcome) => outcome.staged!.modified());
     try {
-      records.push(...(await writeStagedFiles(files, backupDir, options.beforeCommit)));
+      await writeStagedFiles(files, backupDir, record, options.beforeCommit);
       for (const outcome of unit) outcome.written = true;
     } catch (error) {
       const failedAt = failedPath(error, files);
@@ -274,27 +325,26 @@ async function commitOutcomes(
       if (owner !== undefined) owner.failure = toFailure(failedAt, unwrap(error));
     }
   }
-  if (records.length === 0) return [];
-  return recordBackups(backupDir, runId, records, options.cwd);
 }
 
-/** Notes for the result: the files are already written, so a manifest error must not hide that. */
+/** Runs before the rename (commit-files.ts): a patch that undo could not restore is not written. */
 async function recordBackups(
   backupDir: string,
   runId: string,
   records: BackupRecord[],
   cwd: string,
-): Promise<string[]> {
+): Promise<void> {
   try {
     await recordInManifest(backupDir, runId, records);
-    return [];
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     const where = path.relative(cwd, backupDir) || backupDir;
-    return [
+    throw new PatchError(
+      "io_error",
       `The old bytes were backed up in ${where}, but its manifest.json could not be written ` +
-        `(${reason}), so undo cannot restore this patch.`,
-    ];
+        `(${reason}), so undo could not restore this patch: nothing was written.`,
+      "Check that .agent/backups/ is writable and the disk is not full, then apply remaining_patch again.",
+    );
   }
 }
 

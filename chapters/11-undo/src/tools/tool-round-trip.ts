@@ -45,7 +45,7 @@ export async function answerWithTools(options: ToolRoundTripOptions): Promise<To
   let usage: ToolRoundTripResult["usage"] = { prompt: 0, completion: 0 };
 
   for (let round = 1; round <= maxRounds; round++) {
-    const fitted = fitToBudget(conversation, options.contextTokens);
+    const fitted = fitToBudget(conversation, options.contextTokens, toolSchemas);
     const dropped = droppedLine(fitted.dropped, options.contextTokens);
     if (dropped) options.onNotice?.(dropped);
     conversation = fitted.conversation;

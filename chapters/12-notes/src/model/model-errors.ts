@@ -7,7 +7,7 @@ import {
   NotFoundError,
   RateLimitError,
 } from "openai";
-import { StreamCutError } from "./stream-assembler.ts";
+import { AnswerTooLongError, StreamCutError } from "./stream-assembler.ts";
 
 /** The person pressed Ctrl-C (or the caller aborted): not a failure to explain. */
 export class AbortedError extends Error {
@@ -23,6 +23,28 @@ export class ModelTimeoutError extends Error {
     super(`no answer within ${timeoutMs} ms`);
     this.name = "ModelTimeoutError";
   }
+}
+
+// Shorter keys are placeholders such as "local", not secrets: hiding them would garble "localhost".
+const MIN_SECRET_LENGTH = 8;
+
+/** The text with every copy of the key replaced by its first three characters and "…(redacted)". */
+export function redactKey(text: string, apiKey: string): string {
+  if (apiKey.length < MIN_SECRET_LENGTH) return text;
+  return text.replaceAll(apiKey, `${apiKey.slice(0, 3)}…(redacted)`);
+}
+
+/**
+ * Takes the key out of an error's message and stack, in place. A server's error body may echo the
+ * request, Authorization header included, and the SDK puts that body into the message: cleaned
+ * here, where it leaves the model client, no message, retry notice or log line can show the key.
+ */
+export function redactError(error: unknown, apiKey: string): unknown {
+  if (error instanceof Error) {
+    error.message = redactKey(error.message, apiKey);
+    if (error.stack !== undefined) error.stack = redactKey(error.stack, apiKey);
+  }
+  return error;
 }
 
 export function isAbort(error: unknown): boolean {
@@ -59,6 +81,9 @@ export function describeModelError(error: unknown, context: ErrorContext): strin
   }
   if (error instanceof StreamCutError) {
     return `the answer from ${baseURL} was cut off before it finished: try again`;
+  }
+  if (error instanceof AnswerTooLongError) {
+    return `the answer from ${baseURL} passed ${error.maxChars} characters without finishing, so it was stopped: the server may be stuck repeating itself; try again`;
   }
   if (error instanceof APIError && error.status !== undefined && error.status >= 500) {
     return `${baseURL} failed with HTTP ${error.status}, still after ${retries(maxRetries)}: try again later`;

@@ -8,62 +8,63 @@ import { ToolError } from "./tool-error.ts";
 // The `note` tool: the agent's own notebook in `.agent/notes/`. One tool with
 // an `action` rather than seven tools keeps the tool list short.
 //
-// The actions are a discriminated union, so each one asks for exactly its own
-// fields. OpenAI function parameters must be an object at the root, and the
-// JSON schema of a bare union is not, so the union sits inside `request`.
+// The arguments are one flat object: the action, and every field an action
+// uses. A union of one object per action would show exactly which fields each
+// action takes, but its JSON schema repeats the shared fields for every action
+// and cost three times the tokens, on every request of a run. So the schema
+// stays flat, and a check names the fields an action cannot do without.
 
-const type = z.enum(NOTE_TYPES).describe("What kind of note: " + NOTE_TYPES.join(", "));
-const tags = z.array(z.string()).describe("Short keywords for finding the note again");
-const id = z
-  .string()
-  .min(1)
-  .describe('The note id, e.g. "0003-parser-bug" (or just its number, "3")');
+const ACTIONS = ["create", "read", "update", "delete", "list", "search", "summary"] as const;
+type Action = (typeof ACTIONS)[number];
 
-const NoteRequest = z.discriminatedUnion("action", [
-  z.object({
-    action: z.literal("create"),
-    title: z.string().min(1),
-    type: type.optional().describe("Default: general"),
-    tags: tags.optional(),
-    body: z.string().describe("Markdown"),
-  }),
-  z.object({ action: z.literal("read"), id }),
-  z.object({
-    action: z.literal("update"),
-    id,
+/** What each action cannot do without. */
+const NEEDS: Record<Action, ReadonlyArray<"id" | "title" | "body" | "query">> = {
+  create: ["title", "body"],
+  read: ["id"],
+  update: ["id"],
+  delete: ["id"],
+  list: [],
+  search: ["query"],
+  summary: [],
+};
+
+const NoteArgs = z
+  .object({
+    action: z.enum(ACTIONS),
+    id: z.string().min(1).optional().describe('e.g. "0003-parser-bug", or just "3"'),
     title: z.string().min(1).optional(),
-    type: type.optional(),
-    tags: tags.optional().describe("Replaces the tags"),
-    body: z.string().optional().describe("Replaces the body"),
-    append: z.string().optional().describe("Added as a new paragraph at the end of the body"),
-  }),
-  z.object({ action: z.literal("delete"), id }),
-  z.object({ action: z.literal("list"), type: type.optional(), tag: z.string().optional() }),
-  z.object({
-    action: z.literal("search"),
-    query: z.string().min(1).describe("Words that must all appear (case-insensitive)"),
-    type: type.optional(),
-    tag: z.string().optional(),
-  }),
-  z.object({ action: z.literal("summary") }),
-]);
-type NoteRequest = z.infer<typeof NoteRequest>;
+    type: z.enum(NOTE_TYPES).optional(),
+    tags: z.array(z.string()).optional(),
+    body: z.string().optional().describe("Markdown; update replaces it"),
+    append: z.string().optional().describe("update: adds a paragraph to the body"),
+    query: z.string().min(1).optional().describe("Words that must all appear"),
+    tag: z.string().optional().describe("list, search: only notes with this tag"),
+  })
+  .superRefine((args, context) => {
+    for (const field of NEEDS[args.action]) {
+      if (args[field] === undefined) {
+        context.addIssue({
+          code: "custom",
+          path: [field],
+          message: `${args.action} needs ${field}`,
+        });
+      }
+    }
+  });
+type NoteArgs = z.infer<typeof NoteArgs>;
 
 export const noteTool = defineTool({
   name: "note",
   description:
-    "Keep notes that outlive this conversation: task state, conclusions, blockers, references. " +
-    'Arguments: {"request": {"action": ..., ...}}. Actions: create (title, body, type?, tags?), ' +
-    "read (id), update (id and any of title, type, tags, body, append), delete (id), " +
-    "list (type?, tag?), search (query, type?, tag?), summary. " +
-    'Example: {"request": {"action": "create", "title": "Plan", "type": "task_state", "body": "1. ..."}}',
+    "Notes kept across runs: task state, conclusions, blockers. " +
+    "create needs title and body; read, update, delete need id; search needs query.",
   effect: "write",
-  schema: z.object({ request: NoteRequest }),
-  async execute({ request }, context) {
+  schema: NoteArgs,
+  async execute(args, context) {
     // The harness hands over the run's notebook; without one, the workspace's.
     const store = context.notes ?? new NoteStore(context.cwd);
     try {
-      return { ok: true, content: await runRequest(store, request) };
+      return { ok: true, content: await runRequest(store, args) };
     } catch (error) {
       if (error instanceof NoteNotFoundError) {
         throw new ToolError(
@@ -77,40 +78,41 @@ export const noteTool = defineTool({
   },
 });
 
-async function runRequest(store: NoteStore, request: NoteRequest): Promise<string> {
-  switch (request.action) {
+async function runRequest(store: NoteStore, args: NoteArgs): Promise<string> {
+  // NoteArgs' check makes sure an action has the fields it needs: these defaults are never used.
+  const { id = "", title = "", body = "", query = "" } = args;
+  const { type, tags, tag } = args;
+  switch (args.action) {
     case "create": {
-      const note = await store.create(request);
+      const note = await store.create({ title, type, tags, body });
       return `Created note ${note.id} (${note.type}): ${note.title}`;
     }
     case "read":
-      return serializeNote(await store.read(request.id));
+      return serializeNote(await store.read(id));
     case "update": {
-      const { action: _action, id: noteId, ...changes } = request;
+      const changes = { title: args.title, type, tags, body: args.body, append: args.append };
       if (Object.values(changes).every((value) => value === undefined)) {
         throw new ToolError(
           "nothing_to_update",
-          `update of note ${noteId} names nothing to change.`,
+          `update of note ${id} names nothing to change.`,
           "Call note again with at least one of title, type, tags, body, append.",
         );
       }
-      const note = await store.update(noteId, changes);
+      const note = await store.update(id, changes);
       return `Updated note ${note.id} (${note.type}): ${note.title}`;
     }
     case "delete": {
-      const meta = await store.delete(request.id);
+      const meta = await store.delete(id);
       return `Deleted note ${meta.id}: ${meta.title}`;
     }
     case "list": {
-      const notes = await store.list(request);
-      if (notes.length === 0) return `No notes${describeFilter(request)}.`;
-      return [`${notes.length} note(s)${describeFilter(request)}:`, ...notes.map(listLine)].join(
-        "\n",
-      );
+      const notes = await store.list({ type, tag });
+      if (notes.length === 0) return `No notes${describeFilter(args)}.`;
+      return [`${notes.length} note(s)${describeFilter(args)}:`, ...notes.map(listLine)].join("\n");
     }
     case "search": {
-      const hits = await store.search(request.query, request);
-      const what = `"${request.query}"${describeFilter(request)}`;
+      const hits = await store.search(query, { type, tag });
+      const what = `"${query}"${describeFilter(args)}`;
       if (hits.length === 0)
         return `No notes match ${what}. Try fewer or other words, or action "list".`;
       return [

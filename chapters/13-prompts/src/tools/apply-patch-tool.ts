@@ -6,21 +6,10 @@ import { defineTool } from "./define-tool.ts";
 
 export const applyPatchTool = defineTool({
   name: "apply_patch",
-  description: [
-    "Edit files with a patch in this format (paths relative to the workspace root):",
-    "*** Begin Patch",
-    "*** Update File: src/app.ts",
-    "@@ function total(items) {",
-    " unchanged context line",
-    "-line to remove",
-    "+line to add",
-    "*** Add File: src/new.ts",
-    "+every line of the new file",
-    "*** Delete File: src/old.ts",
-    "*** End Patch",
-    "Read a file in full with read_file before you update or delete it: a file you have not seen whole, " +
-      "or that changed since you saw it, is refused. Include 3 unchanged lines around each change.",
-  ].join("\n"),
+  // The system prompt teaches the format, with wrong and right examples (src/prompts/), so the
+  // description only points there: repeating the format would cost its tokens on every request.
+  description:
+    "Create, change, move or delete files with one patch in the format of the system prompt.",
   effect: "write",
   schema: z.object({
     patch: z.string().describe("The whole patch, from *** Begin Patch to *** End Patch"),

@@ -1,4 +1,6 @@
-import { readFile, readdir } from "node:fs/promises";
+import { readdirSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { setImmediate } from "node:timers/promises";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 
@@ -35,10 +37,17 @@ async function* walkFolder(
   scopes: GitignoreScope[],
   signal?: AbortSignal,
 ): AsyncGenerator<string> {
+  // A turn of the event loop before each folder, so an abort (Ctrl-C) lands mid-walk.
+  await setImmediate();
   signal?.throwIfAborted();
-  const entries = await readdir(path.join(root, folder), { withFileTypes: true });
+  // Synchronous, like search_text's reads: a walk makes thousands of small calls, and for a
+  // small call the round trip through Node's thread pool costs more than the call itself.
+  const entries = readdirSync(path.join(root, folder), { withFileTypes: true });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const here = [...scopes, ...(await loadScope(root, folder))];
+  // The listing tells whether there is a .gitignore, so most folders cost no failed open. A
+  // symlinked .gitignore is not a file here, and git does not follow one either.
+  const hasRules = entries.some((entry) => entry.name === ".gitignore" && entry.isFile());
+  const here = hasRules ? [...scopes, ...(await loadScope(root, folder))] : scopes;
 
   for (const entry of entries) {
     const relative = folder === "." ? entry.name : `${folder}/${entry.name}`;
@@ -66,7 +75,8 @@ async function scopesDownTo(root: string, startFolder: string): Promise<Gitignor
 async function loadScope(root: string, folder: string): Promise<GitignoreScope[]> {
   try {
     const text = await readFile(path.join(root, folder, ".gitignore"), "utf8");
-    return [{ folder, rules: ignore().add(text) }];
+    // git on Linux matches case-sensitively: a "CHANGELOG.md" rule leaves changelog.md visible.
+    return [{ folder, rules: ignore({ ignorecase: false }).add(text) }];
   } catch {
     return [];
   }

@@ -100,7 +100,7 @@ async function splitAtNearestExisting(
       await lstat(current);
       return { existing: current, missing };
     } catch (error) {
-      if (!isMissing(error)) throw error;
+      if (!cannotResolve(error)) throw error; // ELOOP too: walk up to the looping link
       missing.unshift(path.basename(current));
       current = path.dirname(current);
     }
@@ -112,7 +112,7 @@ async function realpathOrRefuse(existing: string, realRoot: string, relPath: str
   try {
     return await realpath(existing);
   } catch (error) {
-    if (!isMissing(error) && (error as NodeJS.ErrnoException).code !== "ELOOP") throw error;
+    if (!cannotResolve(error)) throw error;
     const target = await readlink(existing).catch(() => "?");
     throw new WorkspacePathError(
       "symlink",
@@ -127,9 +127,9 @@ function isInside(realRoot: string, candidate: string): boolean {
   return rel === "" || !(rel === ".." || rel.startsWith(".." + path.sep) || path.isAbsolute(rel));
 }
 
-function isMissing(error: unknown): boolean {
+function cannotResolve(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
-  return code === "ENOENT" || code === "ENOTDIR";
+  return code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP";
 }
 
 function toPosix(p: string): string {

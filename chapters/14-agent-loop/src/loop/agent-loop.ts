@@ -84,7 +84,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
     }
 
     // Throws ContextBudgetError when even the task alone does not fit (chapter 02).
-    const fitted = fitToBudget(conversation, options.contextTokens);
+    const fitted = fitToBudget(conversation, options.contextTokens, toolSchemas);
     const dropped = droppedLine(fitted.dropped, options.contextTokens);
     if (dropped) events.onNotice?.(dropped);
     conversation = fitted.conversation;

@@ -1,5 +1,8 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { open, readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
+import { commitWrite, stageWrite } from "../fs/atomic-write.ts";
+import { inside, makeFolder } from "../fs/opened-folder.ts";
+import { sweepStaleTemps } from "../fs/temp-files.ts";
 
 /**
  * Write leases: one writer per file at a time, within this process. Two patches
@@ -57,6 +60,7 @@ export interface BackupRecord {
 
 export interface BackupManifest {
   runId: string;
+  /** One entry per group of files written together (a whole patch with --atomic). */
   patches: { appliedAt: string; files: BackupRecord[] }[];
 }
 
@@ -65,6 +69,8 @@ export const MANIFEST_NAME = "manifest.json";
 /**
  * Saves a file's old bytes. The first backup of a path in a run is kept: it
  * holds the bytes from before the run, which is what "undo the run" restores.
+ * So a backup that exists must be whole, and on disk before the rename it
+ * backs up: it is flushed, and a half-written one (a full disk) is removed.
  */
 export async function backUpFile(
   backupDir: string,
@@ -73,14 +79,31 @@ export async function backUpFile(
 ): Promise<string> {
   const backup = path.posix.join("files", relative);
   const target = path.join(backupDir, ...backup.split("/"));
-  await mkdir(path.dirname(target), { recursive: true });
-  await writeFile(target, bytes, { flag: "wx" }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "EEXIST") throw error;
-  });
+  const { folder } = await makeFolder(path.dirname(target));
+  try {
+    const handle = await open(inside(folder, target), "wx").catch(
+      (error: NodeJS.ErrnoException) => {
+        if (error.code !== "EEXIST") throw error;
+      },
+    );
+    if (handle === undefined) return backup;
+    try {
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } catch (error) {
+      await rm(inside(folder, target), { force: true });
+      throw error;
+    } finally {
+      await handle.close();
+    }
+    await folder.handle.sync();
+  } finally {
+    await folder.handle.close();
+  }
   return backup;
 }
 
-/** Appends one patch's records to the run's manifest. */
+/** Appends the records of a group of files to the run's manifest, before the group is renamed. */
 export async function recordInManifest(
   backupDir: string,
   runId: string,
@@ -90,10 +113,15 @@ export async function recordInManifest(
   // Two patches of one run may finish at once: serialise the read-modify-write.
   const release = await acquireWriteLeases([manifestPath]);
   try {
+    // A run killed while writing its manifest left a temp file in its folder.
+    const runs = path.dirname(backupDir);
+    for (const run of await readdir(runs).catch(() => []))
+      await sweepStaleTemps(path.join(runs, run));
     const manifest = await readManifest(manifestPath, runId);
     manifest.patches.push({ appliedAt: new Date().toISOString(), files });
-    await mkdir(backupDir, { recursive: true });
-    await writeFile(manifestPath, JSON.stringify(manifest, null, 2) + "\n");
+    // Replaced, never rewritten in place: a crash mid-write must not leave an empty manifest.
+    const text = JSON.stringify(manifest, null, 2) + "\n";
+    await commitWrite(await stageWrite(manifestPath, Buffer.from(text), undefined));
   } finally {
     release();
   }

@@ -1,4 +1,4 @@
-import { readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { sha256 } from "../fs/file-hash.ts";
 import {
   commitWrite,
@@ -15,13 +15,15 @@ import { StagingFailure, type StagedFile } from "./staged-files.ts";
 /**
  * Puts staged files on disk as one unit: stage every new file beside its
  * target, check once more that nobody changed the originals since they were
- * read (the hash guard's second check), back the originals up, then rename
- * and delete. If the check fails, the temp files vanish and nothing changed;
- * if a rename or delete fails halfway, the files already done are put back.
+ * read (the hash guard's second check), back the originals up and `record`
+ * them for undo, then rename and delete. If the check fails, the temp files
+ * vanish and nothing changed; if a rename or delete fails halfway, the files
+ * already done are put back.
  */
 export async function writeStagedFiles(
   files: StagedFile[],
   backupDir: string,
+  record: (records: BackupRecord[]) => Promise<void>,
   beforeCommit?: () => Promise<void> | void,
 ): Promise<BackupRecord[]> {
   const writes = new Map<StagedFile, StagedWrite>();
@@ -47,6 +49,8 @@ export async function writeStagedFiles(
       }
     }
     for (const file of files) records.push(await backUp(file, backupDir));
+    // Recorded before the rename, so a crash right after it leaves a change undo knows about.
+    await record(records);
   } catch (error) {
     await discardAll(writes);
     throw error;
@@ -83,7 +87,8 @@ async function restoreOriginals(files: StagedFile[]): Promise<StagedFile[]> {
   for (const file of [...files].reverse()) {
     try {
       if ((await currentHash(file.target.absolute)) === file.diskHash) continue;
-      if (file.diskBytes === null) await rm(file.target.absolute, { force: true });
+      // deleteFile goes through the checked folder (opened-folder.ts), as every write does.
+      if (file.diskBytes === null) await deleteFile(file.target.absolute);
       else await writeBack(file.target.absolute, file.diskBytes, file.mode);
     } catch {
       failed.push(file);

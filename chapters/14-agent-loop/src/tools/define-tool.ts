@@ -61,8 +61,16 @@ export function defineTool<Schema extends z.ZodObject>(tool: Tool<Schema>): Tool
 
 /** The tool as the chat completions API expects it in `tools`. */
 export function toOpenAITool(tool: AnyTool): ChatCompletionFunctionTool {
-  // "input" describes what the model may send: fields with defaults stay optional.
-  const { $schema: _dialect, ...parameters } = z.toJSONSchema(tool.schema, { io: "input" });
+  const { $schema: _dialect, ...parameters } = z.toJSONSchema(tool.schema, {
+    // "input" describes what the model may send: fields with defaults stay optional.
+    io: "input",
+    // zod writes a safe integer's bounds into every .int(). They tell the model nothing, and the
+    // schema is sent with every request (chapter 13 counts what it costs).
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+    },
+  });
   return {
     type: "function",
     function: { name: tool.name, description: tool.description, parameters },

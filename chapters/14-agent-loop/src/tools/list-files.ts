@@ -11,21 +11,13 @@ export const LIST_LIMITS = { maxFiles: 200 };
 export const listFilesTool = defineTool({
   name: "list_files",
   description:
-    "List the files of the workspace (or of one folder), one path per line, relative to the workspace root. " +
+    "List file paths under a folder of the workspace, one per line. " +
     "Skips .gitignore'd files, .git/, node_modules/ and .agent/. " +
-    `At most ${LIST_LIMITS.maxFiles} paths per call; narrow with path or glob.`,
+    `At most ${LIST_LIMITS.maxFiles} per call; narrow with path or glob.`,
   effect: "read",
   schema: z.object({
-    path: z
-      .string()
-      .optional()
-      .describe('Folder to list, relative to the workspace root (default ".")'),
-    glob: z
-      .string()
-      .optional()
-      .describe(
-        'Only paths matching this glob, e.g. "**/*.ts"; a glob without "/" matches file names',
-      ),
+    path: z.string().optional().describe('Folder, relative to the workspace root (default ".")'),
+    glob: z.string().optional().describe('e.g. "**/*.ts"; without "/" it matches file names'),
   }),
   async execute(args, context) {
     const folder = await resolveFolder(context.cwd, args.path ?? ".");

@@ -1,5 +1,6 @@
 import { mkdir, readdir } from "node:fs/promises";
 import { join, posix } from "node:path";
+import { agentFolder } from "../fs/agent-folder.ts";
 import { newRunId } from "../fs/run-id.ts";
 import { JsonlAppender, readJsonl } from "./jsonl-file.ts";
 import { LedgerEvent } from "./ledger-events.ts";
@@ -64,6 +65,7 @@ export class RunLedger {
   // Starts a new run: creates `.agent/runs/<runId>.jsonl` and records run_start.
   static async open(cwd: string, info: { task: string; model: string }): Promise<RunLedger> {
     const ledger = new RunLedger(cwd, newRunId());
+    await agentFolder(cwd); // refuses a symlinked .agent/, which would put the ledger elsewhere
     await mkdir(join(cwd, RUNS_DIR), { recursive: true });
     ledger.writer = await JsonlAppender.create(ledgerPath(cwd, ledger.runId));
     await ledger.record({

@@ -336,10 +336,11 @@ function anchorPlacementError(
 
 /** Builds the new line list: unchanged lines and matched context keep the file's bytes. */
 function replaceLines(file: FileLines, replacements: readonly Replacement[]): FileLine[] {
-  const result: FileLine[] = [];
+  // Pieces joined by flat(): `push(...piece)` passes each line as an argument, and 125,000 overflow the stack.
+  const pieces: FileLine[][] = [];
   let next = 0;
   for (const replacement of replacements) {
-    result.push(...file.lines.slice(next, replacement.start));
+    pieces.push(file.lines.slice(next, replacement.start));
     let oldIndex = replacement.start;
     // Lines present in both old and new are context: keep the file's version of them,
     // which may differ from the patch's in whitespace or punctuation.
@@ -347,14 +348,14 @@ function replaceLines(file: FileLines, replacements: readonly Replacement[]): Fi
       if (change.removed) {
         oldIndex += change.count;
       } else if (change.added) {
-        result.push(...change.value.map((text) => ({ text, ending: file.eol })));
+        pieces.push(change.value.map((text) => ({ text, ending: file.eol })));
       } else {
-        result.push(...file.lines.slice(oldIndex, oldIndex + change.count));
+        pieces.push(file.lines.slice(oldIndex, oldIndex + change.count));
         oldIndex += change.count;
       }
     }
     next = replacement.start + replacement.oldCount;
   }
-  result.push(...file.lines.slice(next));
-  return result;
+  pieces.push(file.lines.slice(next));
+  return pieces.flat();
 }

@@ -1,5 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
-import { isAbsolute, join, posix } from "node:path";
+import { dirname, isAbsolute, join, posix } from "node:path";
+import { agentFolder } from "../fs/agent-folder.ts";
 import { commitWrite, deleteFile, stageWrite } from "../fs/atomic-write.ts";
 import { MANIFEST_NAME } from "../patch/backups.ts";
 import { currentHash } from "../patch/commit-files.ts";
@@ -47,7 +48,13 @@ export async function undoRun(cwd: string, runId?: string): Promise<UndoResult> 
   const id = runId ?? (await latestUndoableRun(cwd));
   const changes = await readChanges(cwd, id);
   await refuseIfUndone(cwd, id);
-  const plans = await Promise.all(changes.map((change) => planFile(cwd, id, change)));
+  // The real path of the workspace, which the writers check folders against; and never a
+  // symlinked .agent/.
+  const folder = await agentFolder(cwd).catch((error: Error) => {
+    throw new UndoRefusedError(`Nothing was undone: ${error.message}`);
+  });
+  const root = dirname(folder);
+  const plans = await Promise.all(changes.map((change) => planFile(root, id, change)));
 
   const conflicts = plans.flatMap((plan) => (typeof plan === "string" ? [plan] : []));
   if (conflicts.length > 0) {
@@ -62,7 +69,7 @@ export async function undoRun(cwd: string, runId?: string): Promise<UndoResult> 
 
   const result: UndoResult = { runId: id, restored: [], removed: [], alreadyUndone: [] };
   for (const plan of plans as Plan[]) {
-    const target = join(cwd, plan.change.path);
+    const target = join(root, plan.change.path);
     if (plan.action === "restore" && plan.bytes) {
       await commitWrite(await stageWrite(target, plan.bytes, await currentMode(target)));
       result.restored.push(plan.change.path);

@@ -5,7 +5,11 @@ import type { RunLedger } from "../ledger/run-ledger.ts";
 import { describeModelError, isAbort } from "../model/model-errors.ts";
 import type { ChatResult } from "../model/stream-assembler.ts";
 import { streamWithRetry } from "../model/stream-with-retry.ts";
-import { countMessageTokens, countRequestTokens } from "../context/token-counter.ts";
+import {
+  countMessageTokens,
+  countRequestTokens,
+  countToolTokens,
+} from "../context/token-counter.ts";
 import { toOpenAITool, type AnyTool } from "../tools/define-tool.ts";
 import type { ToolCallRequest, ToolCallResult } from "../tools/run-tool-call.ts";
 import type { BudgetTracker } from "./budgets.ts";
@@ -97,7 +101,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
 
       let fitted;
       try {
-        fitted = fitToBudget(conversation, options.contextTokens);
+        fitted = fitToBudget(conversation, options.contextTokens, toolSchemas);
       } catch (error) {
         if (!(error instanceof ContextBudgetError)) throw error;
         return stop("error", `stopped: ${error.message}`);
@@ -190,7 +194,9 @@ async function askModel(
   // A server that reports no usage still spends tokens: count them ourselves (chapter 02).
   budgets.recordModelCall(
     usage?.total_tokens ??
-      countRequestTokens(requestMessages(conversation)) + countMessageTokens(result.message),
+      countRequestTokens(requestMessages(conversation)) +
+        countToolTokens(tools) +
+        countMessageTokens(result.message),
   );
   await ledger.recordModelCall({
     model: options.model,

@@ -4,7 +4,7 @@ import { noteTool } from "../tools/note-tool.ts";
 import { workspaceTools } from "../tools/workspace-tools.ts";
 import { requireApproval, type Approver } from "./approval.ts";
 
-/** Everything the agent can do: look (03), patch behind the approval gate (04, 07), take notes (05). */
+/** Everything the agent can do: look (03, 04), patch behind approval (09, 16), take notes (12). */
 export function agentTools(approver: Approver): AnyTool[] {
   return [...workspaceTools, requireApproval(applyPatchTool, approver), noteTool];
 }

@@ -1,3 +1,5 @@
+import path from "node:path";
+import type { PlannedFile } from "../patch/apply-patch.ts";
 import { countChangedLines } from "../patch/patch-limits.ts";
 import type { PatchOperation } from "../patch/patch-types.ts";
 import type { AnyTool } from "../tools/define-tool.ts";
@@ -13,13 +15,22 @@ import { ToolError } from "../tools/tool-error.ts";
 export const APPROVAL_MIN_OPERATIONS = 6;
 export const APPROVAL_MIN_CHANGED_LINES = 400;
 
-/** Why a patch needs approval, one phrase per reason; empty when it does not. */
-export function approvalReasons(operations: readonly PatchOperation[]): string[] {
+/**
+ * Why a patch needs approval, one phrase per reason; empty when it does not. `files` is the staged
+ * plan: a whole-file replacement removes every line its file had, which only the plan knows.
+ */
+export function approvalReasons(
+  operations: readonly PatchOperation[],
+  files: readonly PlannedFile[] = [],
+): string[] {
   const reasons = operations.filter((op) => op.kind === "delete").map((op) => `deletes ${op.path}`);
   if (operations.length >= APPROVAL_MIN_OPERATIONS) {
     reasons.push(`has ${operations.length} file operations`);
   }
-  const lines = operations.reduce((sum, op) => sum + countChangedLines(op), 0);
+  // The plan names files by their workspace path, which is the patch's path normalised.
+  const before = (op: PatchOperation) =>
+    files.find((file) => file.path === path.posix.normalize(op.path))?.before;
+  const lines = operations.reduce((sum, op) => sum + countChangedLines(op, before), 0);
   if (lines >= APPROVAL_MIN_CHANGED_LINES) reasons.push(`changes ${lines} lines`);
   return reasons;
 }
@@ -84,8 +95,8 @@ export function requireApproval(tool: AnyTool, approver: Approver): AnyTool {
     execute: (args, context) =>
       tool.execute(args, {
         ...context,
-        async reviewPatch({ operations }) {
-          const reasons = approvalReasons(operations);
+        async reviewPatch({ operations, files }) {
+          const reasons = approvalReasons(operations, files);
           if (reasons.length === 0) return;
           const decision = await approver(reasons, context.signal);
           if (decision !== "approved") {

@@ -1,6 +1,14 @@
 import { color } from "@build-agent/shared/terminal";
 import { structuredPatch } from "diff";
 import type { ApplyPatchResult, PlannedFile } from "../patch/apply-patch.ts";
+import { lineCount } from "../patch/patch-limits.ts";
+
+/**
+ * The most added plus removed lines a shown diff may have. Finding a diff costs time that grows
+ * with the size of the change times the size of the files, and a change this big cannot be read
+ * on a terminal anyway: past it, the file gets a one-line summary instead.
+ */
+export const MAX_SHOWN_EDITS = 2_000;
 
 /**
  * The coloured diff a person sees after each applied patch: what was really
@@ -24,10 +32,15 @@ export function renderPatchDiff(files: readonly PlannedFile[], result: ApplyPatc
           : change.from !== undefined
             ? `*** ${change.from} → ${change.path}`
             : `*** ${change.path}`;
-      const hunks = structuredPatch("", "", before ?? "", after ?? "", "", "", {
+      const patch = structuredPatch("", "", before ?? "", after ?? "", "", "", {
         context: 3,
-      }).hunks;
-      const body = hunks.flatMap((hunk) => [
+        maxEditLength: MAX_SHOWN_EDITS,
+      });
+      if (patch === undefined) {
+        const summary = `${lineCount(before ?? "")} lines before, ${lineCount(after ?? "")} after: too many changes to show as a diff`;
+        return [color.bold(title), color.dim(summary)].join("\n");
+      }
+      const body = patch.hunks.flatMap((hunk) => [
         color.cyan(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`),
         ...hunk.lines.map((line) =>
           line.startsWith("-")

@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { agentFolder } from "../fs/agent-folder.ts";
 import { NoteMeta, parseNote, serializeNote } from "./note.ts";
 import type { Note, NoteType } from "./note.ts";
 
@@ -62,7 +63,7 @@ export class NoteStore {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
-    cwd: string,
+    private readonly cwd: string,
     private readonly clock: () => Date = () => new Date(),
   ) {
     this.dir = join(cwd, NOTES_DIR);
@@ -222,7 +223,8 @@ export class NoteStore {
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.queue.then(work);
+    // A symlinked .agent/ would put the notes outside the workspace.
+    const result = this.queue.then(() => agentFolder(this.cwd)).then(work);
     this.queue = result.catch(() => undefined);
     return result;
   }
