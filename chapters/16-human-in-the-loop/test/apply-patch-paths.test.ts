@@ -112,6 +112,20 @@ describe("apply_patch path safety", () => {
     expect((await failureOf(root, addFile(".agent/runs/x.json"))).code).toBe("disallowed_path");
   });
 
+  it("refuses those folders in any case, and takes a folder named like Object's properties as a folder", async () => {
+    const root = await workspace();
+    const upper = await failureOf(root, addFile(".GIT/hooks/pre-commit"));
+    expect(upper.message).toBe(
+      "Refusing to write .GIT/hooks/pre-commit: .GIT/ holds git's own database, which apply_patch never edits.",
+    );
+    expect((await failureOf(root, addFile("NODE_MODULES/x/index.js"))).code).toBe(
+      "disallowed_path",
+    );
+    const result = await applyPatch(addFile("constructor/toString/a.ts"), { cwd: root });
+    expect(result.failures).toEqual([]);
+    expect(result.success).toBe(true);
+  });
+
   it("refuses suffixes off the allow-list: binaries and secrets", async () => {
     const root = await workspace();
     expect(await failureOf(root, addFile("img/logo.png"))).toEqual({

@@ -84,7 +84,8 @@ async function resolveReadablePath(root: string, relPath: string) {
 
 function refuseOwnedFolder(relative: string): void {
   for (const segment of relative.split("/").slice(0, -1)) {
-    const owned = OWNED_FOLDERS[segment];
+    const key = segment.toLowerCase(); // on macOS and Windows, .GIT/ is .git/
+    const owned = Object.hasOwn(OWNED_FOLDERS, key) ? OWNED_FOLDERS[key] : undefined;
     if (owned !== undefined) {
       throw new PatchError(
         "disallowed_path",
