@@ -1,9 +1,11 @@
-// Exercise "Two stores, one notebook": NoteStore mutations take `.agent/notes/.lock` (created with
-// open(…, "wx")), so two stores on one workspace never hand out one number twice or lose an
-// index entry; a fresh lock is waited for, and a stale one (a crashed process's) is removed.
+// Exercise "Two stores, one notebook": NoteStore mutations take chapter 11's file lock
+// (lockFiles, in .agent/locks/) on `.agent/notes/index.json`, so two stores on one workspace never
+// hand out one number twice or lose an index entry; a live holder's lock is waited for, and the
+// lock of a process that is gone is taken over.
 import assert from "node:assert/strict";
-import { access, mkdir, mkdtemp, readdir, rm, utimes, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+import { mkdtemp, readdir, realpath, rm, writeFile } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -21,20 +23,37 @@ interface StoreModule {
   NoteStore: new (cwd: string) => NoteStore;
 }
 
+interface LocksModule {
+  lockFiles(folder: string, realPaths: string[]): Promise<() => Promise<void>>;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
+/** The lock files in a folder (none when the folder does not exist). */
+async function locksIn(folder: string): Promise<string[]> {
+  const names = await readdir(folder).catch(() => []);
+  return names.filter((name) => name.endsWith(".lock"));
+}
+
+/** The pid of a process that has exited. */
+function deadPid(): number {
+  const pid = spawnSync(process.execPath, ["-e", ""]).pid;
+  if (pid === undefined) throw new Error("could not start a process to get a dead pid");
+  return pid;
 }
 
 export default async function check(chapterDir: string): Promise<void> {
   const { NoteStore } = (await import(
     pathToFileURL(join(chapterDir, "src/notes/note-store.ts")).href
   )) as StoreModule;
+  const { lockFiles } = (await import(
+    pathToFileURL(join(chapterDir, "src/patch/file-locks.ts")).href
+  )) as LocksModule;
   const cwd = await mkdtemp(join(tmpdir(), "lock-file-"));
+  // Locks are taken on real paths (the temp folder may be behind a symlink, as on macOS).
+  const agent = join(await realpath(cwd), ".agent");
+  const locks = join(agent, "locks");
+  const index = join(agent, "notes", "index.json");
   try {
     // Two stores on one workspace, as two agents (or two processes) would have.
     const first = new NoteStore(cwd);
@@ -69,28 +88,34 @@ export default async function check(chapterDir: string): Promise<void> {
       16,
       `index.json should list all 16 notes; it lists ${listed.length}: one store's index write lost the other's entries`,
     );
-    const lock = join(first.dir, ".lock");
-    assert.equal(await exists(lock), false, "the lock file should be removed after each mutation");
+    assert.deepEqual(await locksIn(locks), [], "every lock should be let go after each mutation");
 
-    // A lock held by someone else (fresh) is waited for.
-    await writeFile(lock, "");
+    // Another process holding the lock on index.json (live: this one) is waited for.
+    const unlock = await lockFiles(locks, [index]);
     let settled = false;
     const waiting = first.create({ title: "Waits", body: "" }).then(() => (settled = true));
     await sleep(150);
-    assert.equal(settled, false, `create should wait while ${lock} exists and is fresh`);
-    await rm(lock);
+    assert.equal(
+      settled,
+      false,
+      `create should wait while another process holds the lock on ${index} (lockFiles in ${locks})`,
+    );
+    await unlock();
     await waiting;
 
-    // A lock left by a crashed process (a minute old) is removed, not waited for forever.
-    await mkdir(first.dir, { recursive: true });
-    await writeFile(lock, "");
-    const aMinuteAgo = new Date(Date.now() - 60_000);
-    await utimes(lock, aMinuteAgo, aMinuteAgo);
+    // The lock of a process that crashed holding it is taken over, not waited for.
+    await lockFiles(locks, [index]); // held by a "process" that is about to crash
+    const [name] = await locksIn(locks);
+    assert.ok(name !== undefined, `lockFiles should have made a lock in ${locks}`);
+    await writeFile(join(locks, name), `${deadPid()} ${hostname()} ${new Date().toISOString()}`);
     const done = await Promise.race([
-      second.create({ title: "After a crash", body: "" }).then(() => true),
+      second.create({ title: "After a crash", body: "" }).then(
+        () => true,
+        () => false,
+      ),
       sleep(1500).then(() => false),
     ]);
-    assert.equal(done, true, "a lock a minute old is a crashed process's: remove it and go on");
+    assert.equal(done, true, "a lock whose process is gone is a crashed process's: take it over");
   } finally {
     await rm(cwd, { recursive: true, force: true, maxRetries: 3 });
   }
