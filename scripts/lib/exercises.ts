@@ -88,7 +88,10 @@ export function scratchCopy(
   return dir;
 }
 
-/** GNU patch applies the solution; a solution that no longer applies is an error to fix. */
+/**
+ * GNU patch applies the solution; a solution that no longer applies is an error to fix. Rejected
+ * hunks are printed, not saved as .rej files, so `--save` never puts them into the solution.
+ */
 export function applySolution(exercise: Exercise, dir: string): void {
   const result = spawnSync(
     "patch",
@@ -97,6 +100,7 @@ export function applySolution(exercise: Exercise, dir: string): void {
       "--batch",
       "--forward",
       "--no-backup-if-mismatch",
+      "--reject-file=-",
       "-d",
       dir,
       "-i",
@@ -107,7 +111,8 @@ export function applySolution(exercise: Exercise, dir: string): void {
   if (result.status !== 0) {
     throw new Error(
       `${exercise.solutionPath} no longer applies to chapter ${exercise.chapter.slug}:\n${result.stdout}${result.stderr}` +
-        `\nRedo the solution in a scratch copy (pnpm exercise ${exercise.chapter.number} ${exercise.id} --scratch) and save it (--save).`,
+        `\n${dir} keeps the hunks that still applied: redo the ones above there, check it with ` +
+        `pnpm exercise ${exercise.chapter.number} ${exercise.id} --solution after saving it with --save.`,
     );
   }
 }
