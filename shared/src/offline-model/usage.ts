@@ -4,7 +4,7 @@
 // as it would with a real model. Tool definitions are counted as their JSON text: real servers
 // render them in a private format, so for requests with tools the numbers are close, not exact.
 
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import type { ChatRequestBody, WireUsage } from "./wire-types.ts";
 import type { ScriptStep } from "./script.ts";
 import { messageText } from "./script.ts";
@@ -34,6 +34,28 @@ export function estimateUsage(request: ChatRequestBody, reply: ScriptStep["reply
       ),
   );
   return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+}
+
+// Long runs without a break (a base64 blob, `=====`) are counted in pieces, exactly as chapter 02's
+// counter does: the tokenizer is quadratic on such a run, and a 1 MB tool-call argument would freeze
+// this server for many minutes. Counting the same way also keeps the server agreeing with chapter 02.
+const MAX_RUN_CHARS = 256;
+const LONG_RUN = new RegExp(`(?<!\\S)\\S{${MAX_RUN_CHARS},}|(?<!\\s)\\s{${MAX_RUN_CHARS},}`, "g");
+
+export function countTokens(text: string): number {
+  let tokens = 0;
+  let start = 0;
+  for (const run of text.matchAll(LONG_RUN)) {
+    tokens += encode(text.slice(start, run.index)).length;
+    for (let at = 0; at < run[0].length;) {
+      let end = Math.min(at + MAX_RUN_CHARS, run[0].length);
+      if (/[\uDC00-\uDFFF]/.test(run[0][end] ?? "")) end += 1; // never cut an emoji in two
+      tokens += encode(run[0].slice(at, end)).length;
+      at = end;
+    }
+    start = run.index + run[0].length;
+  }
+  return tokens + encode(text.slice(start)).length;
 }
 
 function jsonTokens(value: unknown): number {
