@@ -1,4 +1,13 @@
-import { mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import {
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -107,6 +116,16 @@ describe("NoteStore", () => {
     expect(await store.list()).toEqual([]);
     const second = await store.create({ title: "Log", body: "again" });
     expect(second.id).toBe("0002-log");
+  });
+
+  it("takes a note's number before writing the note, so a write that dies cannot reuse it", async () => {
+    await store.create({ title: "First", body: "one" });
+    // A folder where the second note's file goes makes its write fail after the number is taken,
+    // as a crash between the note and the index would.
+    await mkdir(join(cwd, ".agent", "notes", "0002-second.md"));
+    await expect(store.create({ title: "Second", body: "two" })).rejects.toThrow();
+    await rm(join(cwd, ".agent", "notes", "0002-second.md"), { recursive: true });
+    expect((await store.create({ title: "Second", body: "two" })).id).toBe("0003-second");
   });
 
   it("names the existing ids when an id is unknown", async () => {

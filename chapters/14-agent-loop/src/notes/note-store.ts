@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
@@ -82,8 +83,11 @@ export class NoteStore {
         updated_at: time,
         body: tidyBody(input.body),
       };
-      await this.writeNote(note);
+      // The number is saved as taken before the note is written: a crash in between then skips a
+      // number, where saving it after could hand the number out again and overwrite the note.
       index.next_number += 1;
+      await this.saveIndex(index);
+      await this.writeNote(note);
       index.notes.push(metaOf(note));
       await this.saveIndex(index);
       return note;
@@ -295,9 +299,10 @@ function joinParagraphs(body: string, addition: string): string {
   return `${body.replace(/\n*$/, "")}\n\n${addition}`;
 }
 
-// A note is never left half-written: write a temp file, then rename over.
+// A note is never left half-written: write a temp file, then rename over. The random part keeps two
+// stores of one process (two runs in one test, a tool and a command) off each other's temp file.
 async function writeAtomically(path: string, text: string): Promise<void> {
-  const temp = `${path}.${process.pid}.tmp`;
+  const temp = `${path}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
   await writeFile(temp, text, "utf8");
   await rename(temp, path);
 }
