@@ -17,6 +17,7 @@ import { backUpFile, recordInManifest } from "../src/patch/backups.ts";
 import type { BackupRecord } from "../src/patch/backups.ts";
 import { sha256 } from "../src/fs/file-hash.ts";
 import { UndoRefusedError, describeUndo, undoRun } from "../src/ledger/undo.ts";
+import { lockFiles } from "../src/patch/file-locks.ts";
 
 let cwd: string;
 beforeEach(async () => {
@@ -105,6 +106,20 @@ describe("undo", () => {
     expect(await exists("b.txt")).toBe(false);
     expect(await undoRun(cwd, first)).toMatchObject({ runId: first, restored: ["a.txt"] });
     expect(await readFile(join(cwd, "a.txt"), "utf8")).toBe("1\n");
+  });
+
+  it("waits for the lock a patch holds on a file before it checks and restores the file", async () => {
+    await put("a.txt", "old\n");
+    const runId = await run("edit", [{ "a.txt": "new\n" }]);
+    const unlock = await lockFiles(join(cwd, ".agent", "locks"), [join(cwd, "a.txt")]);
+    let settled = false;
+    const undoing = undoRun(cwd, runId).finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(settled).toBe(false);
+    expect(await readFile(join(cwd, "a.txt"), "utf8")).toBe("new\n");
+    await unlock();
+    expect((await undoing).restored).toEqual(["a.txt"]);
+    expect(await readFile(join(cwd, "a.txt"), "utf8")).toBe("old\n");
   });
 
   it("refuses, writing nothing, when a file changed since the run", async () => {

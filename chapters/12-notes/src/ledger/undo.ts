@@ -4,6 +4,7 @@ import { agentFolder } from "../fs/agent-folder.ts";
 import { commitWrite, deleteFile, stageWrite } from "../fs/atomic-write.ts";
 import { MANIFEST_NAME } from "../patch/backups.ts";
 import { currentHash } from "../patch/commit-files.ts";
+import { lockFiles } from "../patch/file-locks.ts";
 import type { BackupManifest, BackupRecord } from "../patch/backups.ts";
 import { RunLedger, listRuns, runIdProblem } from "./run-ledger.ts";
 import { sha256 } from "../fs/file-hash.ts";
@@ -54,34 +55,44 @@ export async function undoRun(cwd: string, runId?: string): Promise<UndoResult> 
     throw new UndoRefusedError(`Nothing was undone: ${error.message}`);
   });
   const root = dirname(folder);
-  const plans = await Promise.all(changes.map((change) => planFile(root, id, change)));
+  // The same locks a patch takes: an agent in another terminal cannot write between the check
+  // below and the restore.
+  const paths = changes.map((change) => join(root, change.path));
+  const unlock = await lockFiles(join(folder, "locks"), paths).catch((error: Error) => {
+    throw new UndoRefusedError(`Nothing was undone: ${error.message}`);
+  });
+  try {
+    const plans = await Promise.all(changes.map((change) => planFile(root, id, change)));
 
-  const conflicts = plans.flatMap((plan) => (typeof plan === "string" ? [plan] : []));
-  if (conflicts.length > 0) {
-    throw new UndoRefusedError(
-      [
-        `Cannot undo run ${id}: ${conflicts.length === 1 ? "1 file has" : `${conflicts.length} files have`} changed since the run.`,
-        ...conflicts.map((line) => `- ${line}`),
-        `Nothing was undone. Revert those edits first, or copy the old bytes by hand from ${join(".agent", "backups", id, "files")}.`,
-      ].join("\n"),
-    );
-  }
-
-  const result: UndoResult = { runId: id, restored: [], removed: [], alreadyUndone: [] };
-  for (const plan of plans as Plan[]) {
-    const target = join(root, plan.change.path);
-    if (plan.action === "restore" && plan.bytes) {
-      await commitWrite(await stageWrite(target, plan.bytes, await currentMode(target)));
-      result.restored.push(plan.change.path);
-    } else if (plan.action === "remove") {
-      await deleteFile(target);
-      result.removed.push(plan.change.path);
-    } else {
-      result.alreadyUndone.push(plan.change.path);
+    const conflicts = plans.flatMap((plan) => (typeof plan === "string" ? [plan] : []));
+    if (conflicts.length > 0) {
+      throw new UndoRefusedError(
+        [
+          `Cannot undo run ${id}: ${conflicts.length === 1 ? "1 file has" : `${conflicts.length} files have`} changed since the run.`,
+          ...conflicts.map((line) => `- ${line}`),
+          `Nothing was undone. Revert those edits first, or copy the old bytes by hand from ${join(".agent", "backups", id, "files")}.`,
+        ].join("\n"),
+      );
     }
+
+    const result: UndoResult = { runId: id, restored: [], removed: [], alreadyUndone: [] };
+    for (const plan of plans as Plan[]) {
+      const target = join(root, plan.change.path);
+      if (plan.action === "restore" && plan.bytes) {
+        await commitWrite(await stageWrite(target, plan.bytes, await currentMode(target)));
+        result.restored.push(plan.change.path);
+      } else if (plan.action === "remove") {
+        await deleteFile(target);
+        result.removed.push(plan.change.path);
+      } else {
+        result.alreadyUndone.push(plan.change.path);
+      }
+    }
+    await markUndone(cwd, id, [...result.restored, ...result.removed]);
+    return result;
+  } finally {
+    await unlock();
   }
-  await markUndone(cwd, id, [...result.restored, ...result.removed]);
-  return result;
 }
 
 // One line for the terminal.
