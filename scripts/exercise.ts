@@ -38,8 +38,18 @@ async function check(ex: Exercise, dir: string, label: string): Promise<number> 
   }
 }
 
+/** A scratch copy, or the reason there is none (a solution that no longer applies), without a stack. */
+function scratchOrExit(ex: Exercise, withSolution: boolean, suffix?: string): string {
+  try {
+    return scratchCopy(ex, withSolution, suffix);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+}
+
 if (mode === "--scratch") {
-  const dir = scratchCopy(exercise, existsSync(exercise.solutionPath), "");
+  const dir = scratchOrExit(exercise, existsSync(exercise.solutionPath), "");
   console.log(`a copy to work in: ${relative(ROOT, dir)}`);
 } else if (mode === "--save") {
   const diff = saveSolution(
@@ -48,7 +58,7 @@ if (mode === "--scratch") {
   );
   console.log(`saved ${relative(ROOT, exercise.solutionPath)} (${diff.split("\n").length} lines)`);
 } else if (mode === "--solution") {
-  process.exitCode = await check(exercise, scratchCopy(exercise, true), "the book's solution");
+  process.exitCode = await check(exercise, scratchOrExit(exercise, true), "the book's solution");
 } else {
   process.exitCode = await check(
     exercise,
