@@ -16,6 +16,12 @@ import {
 } from "../docs/.vitepress/placed-snippets.ts";
 import { listChapters, ROOT } from "./lib/chapters.ts";
 
+// Piped into `head`, the reader has seen enough: a closed pipe ends the run quietly.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
+
 const wanted = process.argv.slice(2).map(Number);
 const chapters = listChapters().filter((c) => wanted.length === 0 || wanted.includes(c.number));
 const previewDir = join(ROOT, "test-results", "page-preview");
