@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { z } from "zod";
 import { agentFolder } from "../fs/agent-folder.ts";
+import { tempName } from "../fs/temp-files.ts";
 import { NoteMeta, parseNote, serializeNote } from "./note.ts";
 import type { Note, NoteType } from "./note.ts";
 
@@ -299,10 +299,10 @@ function joinParagraphs(body: string, addition: string): string {
   return `${body.replace(/\n*$/, "")}\n\n${addition}`;
 }
 
-// A note is never left half-written: write a temp file, then rename over. The random part keeps two
-// stores of one process (two runs in one test, a tool and a command) off each other's temp file.
+// A note is never left half-written: write a temp file, then rename over. Chapter 11's temp names
+// carry a random part, which keeps two stores of one process off each other's temp file.
 async function writeAtomically(path: string, text: string): Promise<void> {
-  const temp = `${path}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
+  const temp = join(dirname(path), tempName(path));
   await writeFile(temp, text, "utf8");
   await rename(temp, path);
 }
