@@ -68,6 +68,7 @@ export const DEMOS: Record<string, Demo> = {
   "14-agent-loop": {},
   "15-budgets": {},
   "16-human-in-the-loop": {},
+  "17-optimization": {},
 };
 
 // The variables that would make a chapter talk to a real model: a capture always runs offline.

@@ -45,15 +45,29 @@ export interface ScenarioExpectation {
   notInPrompt?: string[];
 }
 
+/** A big file written into the workspace line by line: `line` with "{n}" as the line number. */
+export interface GeneratedFile {
+  path: string;
+  lines: number;
+  line: string;
+}
+
 export interface Scenario {
   title: string;
   /** A paragraph printed before the run: the situation, and what goes wrong without the lesson. */
   story: string;
-  /** The offline model's script (shared/scripts/<name>.json). */
-  script: string;
+  /**
+   * What runs: the agent (src/main.ts, the default) against the offline model, or the
+   * standalone patch tool (src/apply-patch-cli.ts), which needs no model.
+   */
+  program?: "agent" | "apply-patch";
+  /** The offline model's script (shared/scripts/<name>.json); for the agent only. */
+  script?: string;
   faults?: Fault[];
   /** Files written into the scratch copy of the demo repository before the run. */
   files?: Record<string, string>;
+  /** Files too big to write out in the scenario, generated before the run. */
+  generate?: GeneratedFile[];
   edits?: ScenarioEdit[];
   /** The chapter's command-line arguments; "{workspace}" is replaced by the scratch folder. */
   args?: string[];
@@ -92,7 +106,9 @@ export function loadScenario(slug: string): Scenario {
 const KEYS = new Set([
   "title",
   "story",
+  "program",
   "script",
+  "generate",
   "faults",
   "files",
   "edits",
@@ -112,8 +128,26 @@ export function scenarioProblems(value: unknown): string[] {
   for (const key of Object.keys(value)) {
     if (!KEYS.has(key)) problems.push(`unknown key "${key}"`);
   }
-  for (const key of ["title", "story", "script"]) {
+  for (const key of ["title", "story"]) {
     if (typeof value[key] !== "string") problems.push(`"${key}" must be a string`);
+  }
+  if (value.program !== undefined && value.program !== "agent" && value.program !== "apply-patch") {
+    problems.push(`"program" must be "agent" or "apply-patch"`);
+  }
+  if (value.program !== "apply-patch" && typeof value.script !== "string") {
+    problems.push(`"script" must be a string: the offline model's script for the agent`);
+  }
+  if (value.generate !== undefined) {
+    const files = Array.isArray(value.generate) ? value.generate : [undefined];
+    files.forEach((file: unknown, i) => {
+      const ok =
+        isRecord(file) &&
+        typeof file.path === "string" &&
+        typeof file.line === "string" &&
+        Number.isInteger(file.lines) &&
+        (file.lines as number) > 0;
+      if (!ok) problems.push(`generate[${i}] needs path, line (strings) and lines (a count)`);
+    });
   }
   for (const key of ["args", "input", "show"]) {
     if (value[key] !== undefined && !isStringArray(value[key])) {

@@ -8,7 +8,7 @@
 // shows, so a demo that stops demonstrating anything fails instead of quietly passing.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync } from "node:fs";
+import { createWriteStream, existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { copyDemoRepo } from "../../shared/src/demo-repo.ts";
@@ -19,7 +19,12 @@ import {
   startOfflineModel,
 } from "../../shared/src/offline-model/index.ts";
 import type { Chapter } from "./chapters.ts";
-import type { Scenario, ScenarioEdit, ScenarioExpectation } from "./demo-scenario.ts";
+import type {
+  GeneratedFile,
+  Scenario,
+  ScenarioEdit,
+  ScenarioExpectation,
+} from "./demo-scenario.ts";
 
 // What `node --import tsx` loads, resolved here: the chapter runs in a scratch folder.
 const TSX_LOADER = import.meta.resolve("tsx");
@@ -66,19 +71,27 @@ export async function runDemo(
     await mkdir(dirname(join(workspace, path)), { recursive: true });
     await writeFile(join(workspace, path), text);
   }
+  const generated: string[] = [];
+  for (const file of scenario.generate ?? []) generated.push(await generateFile(workspace, file));
   const pending = [...(scenario.edits ?? [])];
-  const model = await startOfflineModel({
-    script: loadScript(expectation.script ?? scenario.script),
-    faults: scenario.faults ?? [],
-    apiKey: LOCAL_KEY,
-    beforeStep: async (index) => {
-      for (const edit of pending.filter((e) => e.beforeStep === index)) {
-        pending.splice(pending.indexOf(edit), 1);
-        await applyEdit(workspace, edit);
-        print(`\n[scripted] ${edit.note}\n`);
-      }
-    },
-  });
+  const script = expectation.script ?? scenario.script;
+  const isAgent = (scenario.program ?? "agent") === "agent";
+  // The patch tool asks no model, so only the agent gets one.
+  const model =
+    !isAgent || script === undefined
+      ? undefined
+      : await startOfflineModel({
+          script: loadScript(script),
+          faults: scenario.faults ?? [],
+          apiKey: LOCAL_KEY,
+          beforeStep: async (index) => {
+            for (const edit of pending.filter((e) => e.beforeStep === index)) {
+              pending.splice(pending.indexOf(edit), 1);
+              await applyEdit(workspace, edit);
+              print(`\n[scripted] ${edit.note}\n`);
+            }
+          },
+        });
 
   const role = target === owner ? "its own chapter" : "the chapter before the lesson";
   print(`── ${SCRIPTED_DEMO_LABEL} ──\n`);
@@ -87,10 +100,13 @@ export async function runDemo(
   );
   print(`${scenario.story}\n`);
   const usesWorkspace = (scenario.args ?? []).some((arg) => arg.includes("{workspace}"));
-  print(usesWorkspace ? `workspace: a scratch copy of the demo repository\n\n` : "\n");
+  print(usesWorkspace || !isAgent ? `workspace: a scratch copy of the demo repository\n` : "");
+  for (const line of generated) print(`${line}\n`);
+  if (!isAgent) print(`$ apply-patch ${(scenario.args ?? []).join(" ")}\n`);
+  print("\n");
   try {
     const fill = (args: string[]) => args.map((arg) => arg.replaceAll("{workspace}", workspace));
-    const endpoint = { baseURL: model.baseURL, model: model.model };
+    const endpoint = { baseURL: model?.baseURL ?? "", model: model?.model ?? "" };
     let output = await runChapter(
       target,
       fill(scenario.args ?? []),
@@ -109,7 +125,7 @@ export async function runDemo(
       print(`\n── ${path} after the run ──\n${text}${text.endsWith("\n") ? "" : "\n"}`);
       output += text;
     }
-    const prompt = systemPrompt(model.requests[0]);
+    const prompt = systemPrompt(model?.requests[0]);
     for (const text of [...(expectation.prompt ?? []), ...(expectation.notInPrompt ?? [])]) {
       const verb = prompt.includes(text) ? "contains" : "does not contain";
       print(`the system prompt the model received ${verb}: ${JSON.stringify(text)}\n`);
@@ -129,7 +145,7 @@ export async function runDemo(
     );
     return { ok: false, transcript };
   } finally {
-    await model.close();
+    await model?.close();
     if (!options.keepWorkspace) await rm(workspace, { recursive: true, force: true });
   }
 }
@@ -171,26 +187,74 @@ async function runChapter(
   print: (text: string) => void,
 ): Promise<string> {
   const { baseURL, model } = endpoint;
+  const program = scenario.program === "apply-patch" ? "apply-patch-cli.ts" : "main.ts";
   const child = spawn(
     process.execPath,
-    ["--import", TSX_LOADER, join(chapter.dir, "src", "main.ts"), ...args],
+    ["--import", TSX_LOADER, join(chapter.dir, "src", program), ...args],
     {
       cwd: workspace,
-      env: { ...demoEnv(), ...scenario.env, OPENAI_BASE_URL: baseURL, AGENT_MODEL: model },
+      env: {
+        ...demoEnv(),
+        ...scenario.env,
+        ...(baseURL === "" ? {} : { OPENAI_BASE_URL: baseURL, AGENT_MODEL: model }),
+      },
       stdio: ["pipe", "pipe", "pipe"],
     },
   );
   let output = "";
+  let partial = ""; // a line not finished yet: crash reports are filtered by whole lines
+  const withoutCrashDetails = crashDetailsFilter();
   const show = (chunk: Buffer) => {
-    output += chunk.toString();
-    print(chunk.toString());
+    const lines = (partial + chunk.toString()).split("\n");
+    partial = lines.pop() ?? "";
+    const text = withoutCrashDetails(lines)
+      .map((line) => line + "\n")
+      .join("");
+    output += text;
+    print(text);
   };
   child.stdout.on("data", show);
   child.stderr.on("data", show);
   child.stdin.end(scenario.input ? scenario.input.join("\n") + "\n" : "");
   const [code] = (await once(child, "close")) as [number | null];
+  if (partial !== "") show(Buffer.from("\n"));
   print(`\n(chapter ${chapter.number} exited with ${code ?? "a signal"})\n`);
   return output;
+}
+
+/**
+ * A process that runs out of memory prints V8's last collections, a native stack and a reason
+ * that differ from run to run (machine addresses, timings, which limit was hit first). Only
+ * the fact is kept, as one line, so that a capture of the run stays the same. Returns a filter
+ * for the lines of one child's output.
+ */
+function crashDetailsFilter(): (lines: string[]) => string[] {
+  let crashing = false;
+  return (lines) =>
+    lines.flatMap((line) => {
+      if (line === "<--- Last few GCs --->") crashing = true;
+      if (!crashing) return [line];
+      return line.includes("JavaScript heap out of memory")
+        ? ["FATAL ERROR: JavaScript heap out of memory (V8's details left out)"]
+        : [];
+    });
+}
+
+/** Writes a generated file by streaming its lines; returns a line saying what was made. */
+async function generateFile(workspace: string, file: GeneratedFile): Promise<string> {
+  const path = join(workspace, file.path);
+  await mkdir(dirname(path), { recursive: true });
+  const out = createWriteStream(path);
+  let bytes = 0;
+  for (let n = 1; n <= file.lines; n++) {
+    const line = file.line.replaceAll("{n}", String(n)) + "\n";
+    bytes += Buffer.byteLength(line);
+    if (!out.write(line)) await once(out, "drain");
+  }
+  out.end();
+  await once(out, "finish");
+  const size = `${(bytes / 1e6).toFixed(0)} MB`;
+  return `generated ${file.path}: ${file.lines.toLocaleString("en-US")} lines, ${size}`;
 }
 
 /** This environment without model settings or agent limits: the scenario sets what it needs. */

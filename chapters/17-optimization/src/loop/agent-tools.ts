@@ -1,0 +1,10 @@
+import { applyPatchTool } from "../tools/apply-patch-tool.ts";
+import type { AnyTool } from "../tools/define-tool.ts";
+import { noteTool } from "../tools/note-tool.ts";
+import { workspaceTools } from "../tools/workspace-tools.ts";
+import { requireApproval, type Approver } from "./approval.ts";
+
+/** Everything the agent can do: look (03, 04), patch behind approval (09, 16), take notes (12). */
+export function agentTools(approver: Approver): AnyTool[] {
+  return [...workspaceTools, requireApproval(applyPatchTool, approver), noteTool];
+}
