@@ -25,6 +25,12 @@ import { mb, row, type Row } from "./report.ts";
 /** Linear, with room for noise: anything near 2 is quadratic. */
 export const EXPONENT_LIMIT = 1.2;
 
+/**
+ * What a run at a million lines may add to the process's memory, in file sizes: the text read
+ * (1×), the new text (1×) and the engine's own structures in the third.
+ */
+export const MEMORY_LIMIT = 3;
+
 export interface ScalingPoint {
   lines: number;
   hunks: number;
@@ -115,7 +121,8 @@ function memoryRow(point: ScalingPoint, lines: string): Row {
         : `GNU patch: ${mb(point.patchPeakRssKb)} peak`,
     value: grown / fileKb,
     result: `the run: ${(grown / fileKb).toFixed(1)}× the file size`,
-    limit: undefined,
+    limit: point.lines >= 1_000_000 ? MEMORY_LIMIT : undefined,
+    target: point.lines >= 1_000_000 ? `≤ ${MEMORY_LIMIT}× the file` : undefined,
   });
 }
 

@@ -83,9 +83,28 @@ describe("scenario files", () => {
       }),
     ).toEqual([
       'unknown key "scrpit"',
-      '"script" must be a string',
+      '"script" must be a string: the offline model\'s script for the agent',
       "edits[0] needs beforeStep (number), path, find, replace, note",
       '"expect" needs lookFor (string), output (strings), optional script, absent, files, missingFiles, prompt and notInPrompt',
+    ]);
+  });
+
+  test("the patch tool needs no script, the agent does, and a generated file needs all its parts", () => {
+    const base = { title: "t", story: "s", expect: { lookFor: "l", output: ["x"] } };
+    expect(scenarioProblems({ ...base, program: "apply-patch" })).toEqual([]);
+    expect(scenarioProblems({ ...base, program: "agent" })).toEqual([
+      '"script" must be a string: the offline model\'s script for the agent',
+    ]);
+    expect(
+      scenarioProblems({
+        ...base,
+        program: "shell",
+        script: "chat",
+        generate: [{ path: "a.txt", lines: 0, line: "x" }],
+      }),
+    ).toEqual([
+      '"program" must be "agent" or "apply-patch"',
+      "generate[0] needs path, line (strings) and lines (a count)",
     ]);
   });
 

@@ -74,7 +74,7 @@ export class LineIndex {
 }
 
 /** FNV-1a: equal keys hash alike, and different keys almost never do. */
-function hashText(text: string, start = 0, end = text.length): number {
+export function hashText(text: string, start = 0, end = text.length): number {
   let hash = 0x811c9dc5 | 0; // signed 32 bits, as an Int32Array stores it
   for (let i = start; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
   return hash;
