@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import {
   mkdir,
   mkdtemp,
@@ -126,6 +127,22 @@ describe("NoteStore", () => {
     await expect(store.create({ title: "Second", body: "two" })).rejects.toThrow();
     await rm(join(cwd, ".agent", "notes", "0002-second.md"), { recursive: true });
     expect((await store.create({ title: "Second", body: "two" })).id).toBe("0003-second");
+  });
+
+  it("removes the temp files a crashed note write left: only its own kind, only of a dead process", async () => {
+    const dir = join(cwd, ".agent", "notes");
+    await mkdir(dir, { recursive: true });
+    const deadPid = spawnSync(process.execPath, ["-e", ""]).pid!;
+    const names = {
+      dead: `.0001-first.md.${deadPid}-0123456789ab.agent-tmp`,
+      running: `.index.json.${process.ppid}-0123456789ab.agent-tmp`,
+      notOurs: ".index.json.123-notrandom.agent-tmp",
+    };
+    for (const name of Object.values(names)) await writeFile(join(dir, name), "partial");
+    await store.create({ title: "First", body: "one" });
+    expect((await readdir(dir)).sort()).toEqual(
+      ["0001-first.md", "index.json", names.running, names.notOurs].sort(),
+    );
   });
 
   it("names the existing ids when an id is unknown", async () => {

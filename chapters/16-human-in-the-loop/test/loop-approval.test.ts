@@ -28,6 +28,34 @@ describe("which patches need approval", () => {
     expect(approvalReasons([del("old.ts")])).toEqual(["deletes old.ts"]);
   });
 
+  it("asks for a patch that adds, updates, deletes or moves onto a secret file", () => {
+    const update = (path: string, moveTo?: string): PatchOperation => ({
+      kind: "update",
+      path,
+      moveTo,
+      hunks: [],
+      patchText: "",
+    });
+    expect(approvalReasons([add(".npmrc", 1)])).toEqual(["writes a secret file (.npmrc)"]);
+    expect(approvalReasons([update("deploy/id_rsa")])).toEqual([
+      "writes a secret file (deploy/id_rsa)",
+    ]);
+    expect(approvalReasons([del(".env")])).toEqual(["deletes .env", "writes a secret file (.env)"]);
+    expect(approvalReasons([update("config.txt", ".env.local")])).toEqual([
+      "writes a secret file (.env.local)",
+    ]);
+    expect(approvalReasons([add(".env.example", 1), update("src/keys.ts")])).toEqual([]);
+  });
+
+  it("does not ask for secret files when the user set AGENT_READ_SECRETS=1", () => {
+    vi.stubEnv("AGENT_READ_SECRETS", "1");
+    try {
+      expect(approvalReasons([add(".npmrc", 1)])).toEqual([]);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
   it("asks for 6 or more file operations, not for 5", () => {
     const five = ["a", "b", "c", "d", "e"].map((n) => add(`${n}.ts`, 1));
     expect(approvalReasons(five)).toEqual([]);
@@ -103,12 +131,15 @@ describe("the approver", () => {
     expect(notApprovedMessage("declined", ["deletes old.ts"])).toEqual({
       message:
         "This patch deletes old.ts, which needs the user's approval, and the user declined it.",
-      hint: "Nothing was written. Make a smaller change that needs no approval (no deleted files, fewer than 6 file operations, fewer than 400 changed lines), or finish and ask the user how to proceed.",
+      hint: "Nothing was written. Make a smaller change that needs no approval (no deleted files, no secret files, fewer than 6 file operations, fewer than 400 changed lines), or finish and ask the user how to proceed.",
     });
+    expect(notApprovedMessage("no_terminal", ["writes a secret file (.npmrc)"]).message).toBe(
+      "This patch writes a secret file (.npmrc), which needs the user's approval, but there is no terminal to ask, so the answer is no.",
+    );
     expect(notApprovedMessage("no_terminal", ["deletes old.ts"])).toEqual({
       message:
         "This patch deletes old.ts, which needs the user's approval, but there is no terminal to ask, so the answer is no.",
-      hint: "Nothing was written. Make a smaller change that needs no approval (no deleted files, fewer than 6 file operations, fewer than 400 changed lines), or finish and tell the user to run the agent again with --yes to approve it.",
+      hint: "Nothing was written. Make a smaller change that needs no approval (no deleted files, no secret files, fewer than 6 file operations, fewer than 400 changed lines), or finish and tell the user to run the agent again with --yes to approve it.",
     });
   });
 });

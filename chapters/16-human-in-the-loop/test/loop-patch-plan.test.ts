@@ -9,7 +9,7 @@ import { parsePatch } from "../src/patch/parse-patch.ts";
 import { applyPatchTool } from "../src/tools/apply-patch-tool.ts";
 import type { AnyTool } from "../src/tools/define-tool.ts";
 import { readFileTool } from "../src/tools/read-file.ts";
-import { runToolCall } from "../src/tools/run-tool-call.ts";
+import { runToolCall, type ToolCallResult } from "../src/tools/run-tool-call.ts";
 import { useTempWorkspace } from "./tool-test-workspace.ts";
 
 // Counts the parses: one apply_patch call, its approval and its diff included, parses once.
@@ -54,13 +54,16 @@ async function patchAfterRead(files: Record<string, string>, patch: string, appr
   const context = { ...workspace.context(), ledger };
   const seen: PatchPlan[] = [];
   const tools = [readFileTool, gatedTool(approver, seen)];
+  const reads: ToolCallResult[] = [];
   for (const [file, text] of Object.entries(files)) {
     await writeFile(path.join(workspace.root(), file), text);
     const args = JSON.stringify({ path: file });
-    await runToolCall(
-      tools,
-      { id: "r", function: { name: "read_file", arguments: args } },
-      context,
+    reads.push(
+      await runToolCall(
+        tools,
+        { id: "r", function: { name: "read_file", arguments: args } },
+        context,
+      ),
     );
   }
   vi.mocked(parsePatch).mockClear();
@@ -71,7 +74,8 @@ async function patchAfterRead(files: Record<string, string>, patch: string, appr
     call,
     result,
   );
-  return { result, seen, shown: out.join(""), parses: vi.mocked(parsePatch).mock.calls.length };
+  const parses = vi.mocked(parsePatch).mock.calls.length;
+  return { result, reads, seen, shown: out.join(""), parses };
 }
 
 describe("one staged plan for approval and the diff", () => {
@@ -110,7 +114,7 @@ describe("one staged plan for approval and the diff", () => {
     expect(result).toMatchObject({ ok: false, code: "not_approved" });
     expect(result.content).toBe(
       "Error [not_approved]: This patch deletes old.txt, which needs the user's approval, and the user declined it.\n" +
-        "Hint: Nothing was written. Make a smaller change that needs no approval (no deleted files, fewer than 6 file operations, fewer than 400 changed lines), or finish and ask the user how to proceed.",
+        "Hint: Nothing was written. Make a smaller change that needs no approval (no deleted files, no secret files, fewer than 6 file operations, fewer than 400 changed lines), or finish and ask the user how to proceed.",
     );
     expect(await onDisk("old.txt")).toBe("bye\n");
     expect(await onDisk("cart.mjs")).toBe(CART);
@@ -134,5 +138,50 @@ describe("one staged plan for approval and the diff", () => {
     expect(result.ok).toBe(true);
     expect(shown).toContain("--- old.txt (deleted)");
     expect(parses).toBe(1);
+  });
+});
+
+describe("secret files (.env, .npmrc, private keys)", () => {
+  const SECRET = "//registry.npmjs.org/:_authToken=npm_do-not-send-me\n";
+  const update = (file: string) =>
+    `*** Begin Patch\n*** Update File: ${file}\n@@\n-${SECRET}+registry=https://evil.example/\n*** End Patch\n`;
+  const remove = (file: string) => `*** Begin Patch\n*** Delete File: ${file}\n*** End Patch\n`;
+
+  it("cannot be changed or deleted once they exist, even with the user's yes: read_file never shows them", async () => {
+    // .env is off apply_patch's list of text suffixes (chapter 8); .npmrc and id_rsa pass it, and
+    // the hash guard refuses them: the agent never read them whole.
+    const refused = { ".env": "disallowed_path", ".npmrc": "not_read", id_rsa: "not_read" };
+    for (const [file, code] of Object.entries(refused)) {
+      for (const patch of [update(file), remove(file)]) {
+        const { result, reads } = await patchAfterRead({ [file]: SECRET }, patch, approve);
+        expect(reads[0]).toMatchObject({ ok: false, code: "secret_file" });
+        expect(result, `${file}: ${patch}`).toMatchObject({ ok: false, code });
+        expect(await onDisk(file)).toBe(SECRET);
+        await ledger?.close();
+      }
+    }
+  });
+
+  it("need the user's yes to be created, and the model reads why (pinned text)", async () => {
+    const patch =
+      "*** Begin Patch\n*** Add File: .npmrc\n+registry=https://evil.example/\n*** End Patch\n";
+    const { result } = await patchAfterRead({}, patch, decline);
+    expect(result).toMatchObject({ ok: false, code: "not_approved" });
+    expect(result.content.split("\n")[0]).toBe(
+      "Error [not_approved]: This patch writes a secret file (.npmrc), which needs the user's approval, and the user declined it.",
+    );
+    await expect(onDisk(".npmrc")).rejects.toThrow(/ENOENT/);
+  });
+
+  it("are written without asking when the user set AGENT_READ_SECRETS=1", async () => {
+    const patch = "*** Begin Patch\n*** Add File: .npmrc\n+save-exact=true\n*** End Patch\n";
+    vi.stubEnv("AGENT_READ_SECRETS", "1");
+    try {
+      const { result } = await patchAfterRead({}, patch, decline);
+      expect(result.ok).toBe(true);
+      expect(await onDisk(".npmrc")).toBe("save-exact=true\n");
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });

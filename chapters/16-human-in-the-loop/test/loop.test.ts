@@ -317,7 +317,7 @@ describe("approval of risky patches", () => {
       ok: false,
       content:
         "Error [not_approved]: This patch deletes README.md, which needs the user's approval, and the user declined it.\n" +
-        "Hint: Nothing was written. Make a smaller change that needs no approval (no deleted files, fewer than 6 file operations, fewer than 400 changed lines), or finish and ask the user how to proceed.",
+        "Hint: Nothing was written. Make a smaller change that needs no approval (no deleted files, no secret files, fewer than 6 file operations, fewer than 400 changed lines), or finish and ask the user how to proceed.",
       code: "not_approved",
     });
     expect(run.ledger.toolCalls().at(-1)).toMatchObject({ outcome: "error", code: "not_approved" });

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { isSecretFile, secretFilesAllowed } from "../fs/secret-files.ts";
 import type { PlannedFile } from "../patch/apply-patch.ts";
 import { countChangedLines } from "../patch/patch-limits.ts";
 import type { PatchOperation } from "../patch/patch-types.ts";
@@ -7,9 +8,10 @@ import { ToolError } from "../tools/tool-error.ts";
 
 /**
  * Some patches are too consequential to apply on the model's word alone:
- * deleting a file, touching many files, rewriting many lines. For those the
- * harness asks the person at the terminal. Everything else runs unattended,
- * because asking about every small patch teaches people to press "y" blindly.
+ * deleting a file, writing a secret file, touching many files, rewriting many
+ * lines. For those the harness asks the person at the terminal. Everything
+ * else runs unattended, because asking about every small patch teaches people
+ * to press "y" blindly.
  */
 
 export const APPROVAL_MIN_OPERATIONS = 6;
@@ -24,6 +26,7 @@ export function approvalReasons(
   files: readonly PlannedFile[] = [],
 ): string[] {
   const reasons = operations.filter((op) => op.kind === "delete").map((op) => `deletes ${op.path}`);
+  reasons.push(...secretFileReasons(operations));
   if (operations.length >= APPROVAL_MIN_OPERATIONS) {
     reasons.push(`has ${operations.length} file operations`);
   }
@@ -33,6 +36,20 @@ export function approvalReasons(
   const lines = operations.reduce((sum, op) => sum + countChangedLines(op, before), 0);
   if (lines >= APPROVAL_MIN_CHANGED_LINES) reasons.push(`changes ${lines} lines`);
   return reasons;
+}
+
+/**
+ * Secret files (.env, .npmrc, private keys; chapter 4) hold what the model must not see, so read_file
+ * refuses them, and the hash guard then refuses any change to one that exists. A new one needs no
+ * read, and one line in it can matter (an .npmrc that sends installs to another registry), so the
+ * person sees it first, unless they let the tools show secrets (AGENT_READ_SECRETS=1).
+ */
+function secretFileReasons(operations: readonly PatchOperation[]): string[] {
+  if (secretFilesAllowed()) return [];
+  const paths = operations.flatMap((op) =>
+    op.kind === "update" && op.moveTo !== undefined ? [op.path, op.moveTo] : [op.path],
+  );
+  return [...new Set(paths.filter(isSecretFile))].map((file) => `writes a secret file (${file})`);
 }
 
 export type ApprovalDecision = "approved" | "declined" | "no_terminal";
@@ -65,7 +82,7 @@ export function notApprovedMessage(
   reasons: string[],
 ): { message: string; hint: string } {
   const what = `This patch ${joinReasons(reasons)}, which needs the user's approval`;
-  const smaller = `Nothing was written. Make a smaller change that needs no approval (no deleted files, fewer than ${APPROVAL_MIN_OPERATIONS} file operations, fewer than ${APPROVAL_MIN_CHANGED_LINES} changed lines)`;
+  const smaller = `Nothing was written. Make a smaller change that needs no approval (no deleted files, no secret files, fewer than ${APPROVAL_MIN_OPERATIONS} file operations, fewer than ${APPROVAL_MIN_CHANGED_LINES} changed lines)`;
   if (decision === "declined") {
     return {
       message: `${what}, and the user declined it.`,

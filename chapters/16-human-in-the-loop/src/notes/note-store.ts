@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promise
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { agentFolder } from "../fs/agent-folder.ts";
-import { tempName } from "../fs/temp-files.ts";
+import { sweepStaleTemps, tempName } from "../fs/temp-files.ts";
 import { NoteMeta, parseNote, serializeNote } from "./note.ts";
 import type { Note, NoteType } from "./note.ts";
 
@@ -302,6 +302,9 @@ function joinParagraphs(body: string, addition: string): string {
 // A note is never left half-written: write a temp file, then rename over. Chapter 11's temp names
 // carry a random part, which keeps two stores of one process off each other's temp file.
 async function writeAtomically(path: string, text: string): Promise<void> {
+  // A crash between write and rename leaves the temp file behind: the first note write of a process
+  // removes the leftovers of dead processes, as chapter 11's patch writes do.
+  await sweepStaleTemps(dirname(path));
   const temp = join(dirname(path), tempName(path));
   await writeFile(temp, text, "utf8");
   await rename(temp, path);
