@@ -20,7 +20,7 @@ export const searchTextTool = defineTool({
     query: z.string().min(1).describe("Case-sensitive"),
     regex: z.boolean().optional(),
     glob: z.string().optional().describe('e.g. "**/*.ts"'),
-    path: z.string().optional().describe('Folder, relative to the workspace root (default ".")'),
+    path: z.string().optional().describe('Folder (default ".")'),
   }),
   async execute(args, context) {
     const query = compileQuery(args.query, args.regex ?? false);

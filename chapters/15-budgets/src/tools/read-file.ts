@@ -36,7 +36,8 @@ export const readFileTool = defineTool({
     `At most ${READ_LIMITS.maxLines} lines per call; use offset and limit for ranges.`,
   effect: "read",
   schema: z.object({
-    path: z.string().describe("Relative to the workspace root"),
+    // Relative to the workspace root, as the system prompt says of every path.
+    path: z.string(),
     offset: z.number().int().min(1).optional().describe("First line to show (1-based)"),
     limit: z.number().int().min(1).optional().describe("How many lines to show"),
   }),

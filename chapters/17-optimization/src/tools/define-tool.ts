@@ -76,6 +76,8 @@ export function toOpenAITool(tool: AnyTool): ChatCompletionFunctionTool {
     override: ({ jsonSchema }) => {
       if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
       if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+      // "Not empty" is checked when the call arrives, with an error the model can act on.
+      if (jsonSchema.minLength === 1) delete jsonSchema.minLength;
     },
   });
   return {

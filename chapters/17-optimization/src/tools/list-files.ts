@@ -16,7 +16,7 @@ export const listFilesTool = defineTool({
     `At most ${LIST_LIMITS.maxFiles} per call; narrow with path or glob.`,
   effect: "read",
   schema: z.object({
-    path: z.string().optional().describe('Folder, relative to the workspace root (default ".")'),
+    path: z.string().optional().describe('Folder (default ".")'),
     glob: z.string().optional().describe('e.g. "**/*.ts"; without "/" it matches file names'),
   }),
   async execute(args, context) {
