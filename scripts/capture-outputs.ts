@@ -69,6 +69,8 @@ export const DEMOS: Record<string, Demo> = {
   "15-budgets": {},
   "16-human-in-the-loop": {},
   "17-optimization": {},
+  "18-commands": {},
+  "19-command-effects": {},
 };
 
 // The variables that would make a chapter talk to a real model: a capture always runs offline.
@@ -172,6 +174,12 @@ export function normaliseOutput(text: string): string {
       // Token counts move with the length of those random paths when a prompt contains one.
       .replace(/^.*\btokens\b.*$/gm, (line) => line.replace(/\d+/g, "<n>"))
       .replace(/(_tokens":)\d+/g, "$1<n>")
+      .replace(/("duration_ms":)\d+/g, "$1<n>")
+      // Chapter 18 on a machine where bubblewrap does not work: the same run, plus two lines
+      // saying the commands ran unconfined.
+      .replace(/^.*no sandbox: bwrap.*\n/gm, "")
+      .replace(/^.*sandbox: none \(bwrap.*\n/gm, "")
+      .replace(/("sandbox":)"(none|bubblewrap)"/g, '$1"<sandbox>"')
   );
 }
 

@@ -1,0 +1,82 @@
+import { z } from "zod";
+import { commandRefusal, type CommandApprover } from "../commands/command-approval.ts";
+import { judgeCommand, type CommandPolicy } from "../commands/command-policy.ts";
+import { childEnv } from "../commands/child-env.ts";
+import { runCommand, type CommandOutcome } from "../commands/run-command.ts";
+import { defineTool, type AnyTool, type ToolContext } from "./define-tool.ts";
+
+/** Everything the run_command tool needs from the harness, set once per run. */
+export interface CommandSettings {
+  policy: CommandPolicy;
+  approver: CommandApprover;
+  timeoutMs: number;
+  /** The API key and any other value a command's environment must never hold. */
+  secrets: readonly string[];
+}
+
+/** The settings without the approver: what the command line and AGENTS.md decide. */
+export type CommandRules = Omit<CommandSettings, "approver">;
+
+/** Long enough for a project's test suite, short enough that a hung command does not eat the run. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 2 * 60_000;
+
+export function runCommandTool(settings: CommandSettings): AnyTool {
+  return defineTool({
+    name: "run_command",
+    description:
+      "Run a shell command in the workspace root, e.g. the tests. Returns its exit code and output.",
+    effect: "execute",
+    schema: z.object({ command: z.string().min(1) }),
+    async execute({ command }, context) {
+      await mayRun(settings, command, context);
+      const outcome = await runCommand({
+        command,
+        cwd: context.cwd,
+        timeoutMs: settings.timeoutMs,
+        signal: context.signal,
+        env: childEnv(process.env, settings.secrets),
+      });
+      await context.ledger?.recordCommand({
+        command,
+        exit_code: outcome.exitCode,
+        signal: outcome.signal,
+        timed_out: outcome.timedOut,
+        aborted: outcome.aborted,
+        duration_ms: outcome.durationMs,
+        output: outcome.output,
+      });
+      return {
+        ok: outcome.exitCode === 0,
+        code: outcome.timedOut ? "timeout" : outcome.exitCode === 0 ? undefined : "exit_code",
+        content: describeOutcome(command, outcome),
+      };
+    },
+  });
+}
+
+/** Runs the policy, then the person at the terminal; throws the refusal the model reads. */
+async function mayRun(
+  settings: CommandSettings,
+  command: string,
+  context: ToolContext,
+): Promise<void> {
+  const verdict = judgeCommand(settings.policy, command);
+  if (verdict === "run") return;
+  if (verdict === "refuse") throw commandRefusal(command, settings.policy);
+  const decision = await settings.approver(command, context.cwd, context.signal);
+  if (decision !== "approved") throw commandRefusal(command, settings.policy, decision);
+}
+
+/** What the model reads: how it ended, and what it printed. */
+export function describeOutcome(command: string, outcome: CommandOutcome): string {
+  const seconds = `${(outcome.durationMs / 1000).toFixed(1)} s`;
+  const ended = outcome.timedOut
+    ? `timed out after ${seconds} and was killed`
+    : outcome.aborted
+      ? `was stopped by the user after ${seconds}`
+      : outcome.exitCode === null
+        ? `was killed by ${outcome.signal ?? "a signal"} after ${seconds}`
+        : `exit ${outcome.exitCode} after ${seconds}`;
+  // The ending first: the terminal shows a failed call's first line.
+  return [`${ended}: ${command}`, outcome.output.trimEnd()].join("\n");
+}
