@@ -38,6 +38,15 @@ describe("snapshotWorkspace", () => {
     expect(snapshot.skipped.size).toBe(0);
   });
 
+  it("leaves secret files out: they are never hashed, nor copied into .agent/backups", async () => {
+    await put(".env", "API_KEY=secret\n");
+    await put(".ssh/id_rsa", "key\n");
+    await put(".env.example", "API_KEY=\n");
+    const snapshot = await snapshotWorkspace(workspace.root());
+    expect([...snapshot.hashes.keys()].sort()).toEqual([".env.example"]);
+    expect(snapshot.skipped.size).toBe(0);
+  });
+
   it("stops hashing at the caps and says which files it skipped", async () => {
     for (const name of ["a", "b", "c", "d"]) await put(`${name}.txt`, `${name}\n`);
     await put("big.bin", "x".repeat(100));

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { sha256 } from "../fs/file-hash.ts";
 import { readRegularFile } from "../fs/read-regular-file.ts";
+import { isSecretFile } from "../fs/secret-files.ts";
 import { walkWorkspace } from "../tools/walk-workspace.ts";
 
 /**
@@ -43,6 +44,9 @@ export async function snapshotWorkspace(
   const snapshot: WorkspaceSnapshot = { hashes: new Map(), skipped: new Set() };
   let total = 0;
   for await (const relative of walkWorkspace(root, ".")) {
+    // Never copied into .agent/backups (as an ordinary file, readable by all), never hashed:
+    // what a command does to .env is not recorded, which the chapter says.
+    if (isSecretFile(relative)) continue;
     const room = Math.min(limits.maxFileBytes, limits.maxTotalBytes - total);
     const read =
       snapshot.hashes.size < limits.maxFiles
