@@ -122,11 +122,7 @@ export function applyHunks(
   const notes: string[] = [];
   let cursor = 0;
   hunks.forEach((hunk, i) => {
-    const located = locateHunk(index, hunk, cursor, {
-      path,
-      number: i + 1,
-      stats,
-    });
+    const located = locateHunk(index, hunk, cursor, { path, number: i + 1, stats });
     replacements.push(located.replacement);
     matched.push(located.level);
     notes.push(...located.notes);
@@ -167,12 +163,7 @@ function locateHunk(
     }
     const start = hunk.endOfFile || anchored.level === undefined ? total : window.start;
     return {
-      replacement: {
-        start,
-        oldCount: 0,
-        oldLines: [],
-        newLines: [...newLines],
-      },
+      replacement: { start, oldCount: 0, oldLines: [], newLines: [...newLines] },
       level: anchored.level ?? "exact",
       notes,
     };
@@ -194,12 +185,7 @@ function locateHunk(
   const usedNew = !found && newLines.at(-1) === "" ? newLines.slice(0, -1) : newLines;
   const start = result.starts[0] ?? 0;
   return {
-    replacement: {
-      start,
-      oldCount: usedOld.length,
-      oldLines: usedOld,
-      newLines: usedNew,
-    },
+    replacement: { start, oldCount: usedOld.length, oldLines: usedOld, newLines: usedNew },
     level: result.level,
     notes,
   };
@@ -262,15 +248,9 @@ function narrowByAnchors(
   initial: SearchWindow,
   context: HunkContext,
 ): AnchoredWindow {
-  const result: AnchoredWindow = {
-    window: initial,
-    level: undefined,
-    notes: [],
-  };
+  const result: AnchoredWindow = { window: initial, level: undefined, notes: [] };
   for (const anchor of anchors) {
-    const found = seekLines(index, [anchor], result.window, {
-      stats: context.stats,
-    });
+    const found = seekLines(index, [anchor], result.window, { stats: context.stats });
     if (found === undefined) {
       const where = result.window.start > 0 ? ` after line ${result.window.start}` : "";
       result.notes.push(`anchor '@@ ${anchor}' was not found${where} and was ignored`);

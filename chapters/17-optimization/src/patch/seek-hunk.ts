@@ -38,6 +38,52 @@ export function lineKey(line: string, level: MatchLevel): string {
 }
 
 /**
+ * Indentation (leading whitespace; blank lines have none of their own) gives a file structure:
+ * an `@@ anchor` that opens an indented block narrows the search to that block, and an
+ * ambiguity hint names the lines that enclose each candidate.
+ */
+function indentation(line: string): number {
+  return line.length - line.trimStart().length;
+}
+
+function isBlank(line: string): boolean {
+  return line.trim() === "";
+}
+
+/**
+ * Where the block opened by the line at `index` ends (exclusive), or `lines.length` when the
+ * line opens no block. The closing line (a `}` at the opener's indentation, or the next
+ * sibling in Python) is included: hunks often use it as context.
+ */
+export function blockEnd(lines: LineIndex, index: number): number {
+  const openerIndent = indentation(lines.line(index));
+  let next = index + 1;
+  while (next < lines.length && isBlank(lines.line(next))) next++;
+  if (next >= lines.length || indentation(lines.line(next)) <= openerIndent) return lines.length;
+  for (let line = next; line < lines.length; line++) {
+    const text = lines.line(line);
+    if (!isBlank(text) && indentation(text) <= openerIndent) return line + 1;
+  }
+  return lines.length;
+}
+
+/**
+ * The nearest line above `index` with less indentation than the first non-blank line from
+ * `index` on: the `render() {` around a method body, the `class B {` around `render() {`.
+ */
+export function enclosingLine(lines: LineIndex, index: number): number | undefined {
+  let first = index;
+  while (first < lines.length && isBlank(lines.line(first))) first++;
+  if (first === lines.length) return undefined; // blank lines up to the end: inside nothing
+  const indent = indentation(lines.line(first));
+  for (let line = index - 1; line >= 0; line--) {
+    const text = lines.line(line);
+    if (!isBlank(text) && indentation(text) < indent) return line;
+  }
+  return undefined;
+}
+
+/**
  * A file's lines and, per ladder level, an index of where each line key occurs. A hunk is
  * looked up by its rarest line instead of tried at every position, which for many hunks costs
  * file × hunks. Lines stay in the file's text, not copied into an array of strings, and each
@@ -138,56 +184,6 @@ class KeyIndex {
   }
 }
 
-/**
- * The indentation structure of a file, used in two places: an `@@ anchor` that opens an
- * indented block (a class, a function) narrows the search to that block, and an ambiguity
- * hint names the lines that enclose each candidate.
- *
- * Indentation is the number of leading whitespace characters; blank lines are skipped
- * because they carry no indentation of their own.
- */
-function indentation(line: string): number {
-  return line.length - line.trimStart().length;
-}
-
-function isBlank(line: string): boolean {
-  return line.trim() === "";
-}
-
-/**
- * Where the block opened by the line at `index` ends (exclusive), or the file's end when the
- * line opens no block. The closing line (a `}` at the opener's indentation, or the next
- * sibling in Python) is included: hunks often use it as context.
- */
-export function blockEnd(lines: LineIndex, index: number): number {
-  const openerIndent = indentation(lines.line(index));
-  let next = index + 1;
-  while (next < lines.length && isBlank(lines.line(next))) next++;
-  if (next >= lines.length || indentation(lines.line(next)) <= openerIndent) return lines.length;
-  for (let line = next; line < lines.length; line++) {
-    const text = lines.line(line);
-    if (!isBlank(text) && indentation(text) <= openerIndent) return line + 1;
-  }
-  return lines.length;
-}
-
-/**
- * The nearest line above `index` with less indentation than the first non-blank line from
- * `index` on: the `render() {` around a method body, the `class B {` around `render() {`.
- * Blank lines up to the end of the file are inside nothing.
- */
-export function enclosingLine(lines: LineIndex, index: number): number | undefined {
-  let first = index;
-  while (first < lines.length && isBlank(lines.line(first))) first++;
-  if (first === lines.length) return undefined;
-  const indent = indentation(lines.line(first));
-  for (let line = index - 1; line >= 0; line--) {
-    const text = lines.line(line);
-    if (!isBlank(text) && indentation(text) < indent) return line;
-  }
-  return undefined;
-}
-
 /** Line indexes [start, end) that a match must lie in entirely. */
 export interface SearchWindow {
   start: number;
@@ -211,10 +207,8 @@ export interface SeekOptions {
  * Finds every place where `pattern` matches inside the window, trying the ladder levels in
  * order and stopping at the first level that matches anywhere. All places are returned,
  * not just the first: applying a hunk at the first of several matches is how patches land
- * in the wrong function.
- *
- * Every match contains the pattern's rarest line, so only the lines of that line's chain
- * can start one: each is compared in full, and none is skipped.
+ * in the wrong function. Every match contains the pattern's rarest line, so only the lines
+ * of that line's chain can start one, and each is compared in full.
  */
 export function seekLines(
   index: LineIndex,
@@ -222,20 +216,19 @@ export function seekLines(
   window: SearchWindow,
   options: SeekOptions = {},
 ): SeekResult | undefined {
-  const { stats } = options;
   const lastStart = window.end - pattern.length;
   const firstStart = options.atEnd ? lastStart : window.start;
   if (pattern.length === 0 || lastStart < window.start) return undefined;
   for (const level of MATCH_LEVELS) {
-    const keys = index.keys(level, stats);
+    const keys = index.keys(level, options.stats);
     const wanted = pattern.map((line) => lineKey(line, level));
-    const rarest = rarestLine(keys, wanted, stats);
+    const rarest = rarestLine(keys, wanted, options.stats);
     const starts: number[] = [];
     for (let line = rarest.first; line !== -1; line = keys.next[line]) {
-      if (stats) stats.comparisons++;
+      if (options.stats) options.stats.comparisons++;
       const start = line - rarest.offset;
       if (start > lastStart) break;
-      if (start >= firstStart && matchesAt(keys, wanted, start, stats)) starts.push(start);
+      if (start >= firstStart && matchesAt(keys, wanted, start, options.stats)) starts.push(start);
     }
     if (starts.length > 0) return { level, starts };
   }
@@ -243,11 +236,7 @@ export function seekLines(
 }
 
 /** The wanted line whose key is least common in the file: its offset, and its chain. */
-function rarestLine(
-  keys: KeyIndex,
-  wanted: readonly string[],
-  stats: SeekOptions["stats"],
-): { offset: number; first: number } {
+function rarestLine(keys: KeyIndex, wanted: readonly string[], stats: SeekOptions["stats"]) {
   let rarest = { offset: 0, first: -1, count: Infinity };
   wanted.forEach((key, offset) => {
     if (stats) stats.comparisons++;
@@ -262,7 +251,7 @@ function matchesAt(
   keys: KeyIndex,
   wanted: readonly string[],
   start: number,
-  stats: SeekOptions["stats"],
+  stats: { comparisons: number } | undefined,
 ): boolean {
   for (let offset = 0; offset < wanted.length; offset++) {
     if (stats) stats.comparisons++;
