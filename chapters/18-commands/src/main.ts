@@ -1,4 +1,4 @@
-// Chapter 18: running commands — the agent runs the project's own checks, sandboxed, and the ledger records every file a command touched.
+// Chapter 18: running commands — the agent runs the project's own checks: allowed or approved, timed out, with a scrubbed environment; no sandbox yet (chapter 19).
 //   pnpm start                                     offline demo (no model configured)
 //   pnpm start -- --repo PATH "task"               one task, then exit
 //   pnpm start -- --repo PATH                      interactive session

@@ -15,9 +15,20 @@ export function createCommandApprover({ yes, interactive, ask }: ApproverOptions
     // Nobody to ask (CI, a pipe): the safe default is no.
     if (!interactive) return "no_terminal";
     // The exact text and where it runs: what the person approves is what runs.
-    const answer = await ask(`Run \`${command}\` in ${cwd}? [y/N] `, signal);
+    const answer = await ask(`Run \`${visible(command)}\` in ${cwd}? [y/N] `, signal);
     return /^y(es)?$/i.test(answer.trim()) ? "approved" : "declined";
   };
+}
+
+/**
+ * The command with its control characters written out (`\r` as \x0d): a carriage return or
+ * an escape sequence could otherwise make the question show one command while another runs.
+ */
+export function visible(command: string): string {
+  return command.replace(
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
 }
 
 /** What the model reads when its command did not run: an error it can act on. */

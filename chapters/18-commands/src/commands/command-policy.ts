@@ -29,5 +29,5 @@ export function judgeCommand(policy: CommandPolicy, command: string): CommandVer
  */
 export function allowedInAgentsMd(text: string): string[] {
   const line = /^[ \t]*(?:[-*][ \t]+)?allow-command:[ \t]*`?([^`\n]+?)`?[ \t]*$/gim;
-  return [...text.matchAll(line)].map((match) => match[1]!.trim());
+  return [...text.matchAll(line)].map((match) => match[1]!.trim()).filter((c) => c !== "");
 }

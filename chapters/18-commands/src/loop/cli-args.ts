@@ -89,7 +89,7 @@ export function parseCommandLine(argv: string[]): Command {
       maxTimeMs: duration(values["max-time"], "--max-time", DEFAULT_BUDGETS.maxTimeMs),
     },
     commands: commandMode(values.commands),
-    allowCommands: values["allow-command"].map((command) => command.trim()),
+    allowCommands: values["allow-command"].map((c) => c.trim()).filter((c) => c !== ""),
     commandTimeoutMs: duration(
       values["command-timeout"],
       "--command-timeout",

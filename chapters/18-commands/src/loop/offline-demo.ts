@@ -16,7 +16,7 @@ const DEMO_CHECK = "node check.mjs";
 
 /**
  * `pnpm start` with no model configured: the whole agent on a scratch copy of
- * the demo repository, driven by the offline model's fix-bug script. The
+ * the demo repository, driven by the offline model's fix-bug-checked script. The
  * model's turns are scripted, everything else is real: the SDK, the loop,
  * the hash-guarded patch, the commands, the ledger. The model runs the demo's check itself
  * (allowed without asking, as --allow-command would), and the harness runs it once more after.
