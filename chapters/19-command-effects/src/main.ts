@@ -135,7 +135,7 @@ async function commandRules(
   const sandbox = await findSandbox();
   if (sandbox === undefined && command.commands !== "deny") {
     ui.notice(
-      "no sandbox: bwrap (Debian's bubblewrap) does not work here, so commands run unconfined, with approval only",
+      "no sandbox: bwrap (Debian's bubblewrap) does not work here, so commands run unconfined; only the allowed list and your answers decide what runs",
     );
   }
   return {

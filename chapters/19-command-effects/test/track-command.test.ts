@@ -189,6 +189,25 @@ describe("undo after a command", () => {
     await expect(onDisk("new.txt")).rejects.toThrow(/ENOENT/);
   });
 
+  it("never removes a file that a changed .gitignore only stopped ignoring", async () => {
+    await put(".gitignore", "local.json\n");
+    await put("local.json", '{ "mine": true }\n');
+    const ledger = await openLedger();
+    const { changes } = await trackCommand(
+      ledger,
+      workspace.root(),
+      "node tidy.mjs",
+      fakeCommand(() => put(".gitignore", "dist/\n")),
+      "none",
+    );
+    // local.json was there all along: only .gitignore is the command's change.
+    expect(changes.map((change) => change.path)).toEqual([".gitignore"]);
+    await ledger.finish("done");
+    await undoRun(workspace.root(), ledger.runId);
+    expect(await onDisk("local.json")).toBe('{ "mine": true }\n');
+    expect(await onDisk(".gitignore")).toBe("local.json\n");
+  });
+
   it("restores the bytes from before the run when a patch came first", async () => {
     await put("src/cart.mjs", CART);
     await put("old.txt", "old\n");

@@ -10,7 +10,10 @@
  *   output goes to the model;
  * - CPU, memory and disk: nothing is limited; the timeout is the only bound on a runaway;
  * - the workspace itself: it is writable, so a command can damage it; the ledger records what
- *   each command changed and undo restores it.
+ *   each command changed and undo restores it;
+ * - Unix sockets: a socket file is reached by connect(), which neither read-only mounts nor
+ *   --unshare-net stop. /run (Docker's socket, systemd's) is hidden below; a socket elsewhere,
+ *   e.g. in /var/tmp, stays reachable.
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -39,6 +42,8 @@ export const bubblewrap: Sandbox = {
       ...["--dev", "/dev"],
       ...["--proc", "/proc"],
       ...["--tmpfs", "/tmp"],
+      // Where daemons put their sockets: /var/run/docker.sock is root for anyone who reaches it.
+      ...["--tmpfs", "/run"],
       ...["--bind", workspace, workspace],
       ...protectAgentFolder,
       ...["--chdir", workspace],

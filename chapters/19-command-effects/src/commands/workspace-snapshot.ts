@@ -68,21 +68,32 @@ export async function snapshotWorkspace(
 /**
  * What changed between two snapshots, sorted by path. A path either snapshot
  * skipped is left out: "absent from a snapshot" must mean "not on disk", or a
- * file pushed past the cap by a new one would be reported as deleted.
+ * file pushed past the cap by a new one would be reported as deleted. For the
+ * same reason, when the command changed a .gitignore, a path only one snapshot
+ * has is left out too: it may have been there all along, ignored before and
+ * not now (undo would delete the user's file), or the other way round.
  */
 export function compareSnapshots(
   before: WorkspaceSnapshot,
   after: WorkspaceSnapshot,
 ): FileChange[] {
   const paths = new Set([...before.hashes.keys(), ...after.hashes.keys()]);
+  const rulesChanged = [...paths].some(
+    (file) => isIgnoreFile(file) && before.hashes.get(file) !== after.hashes.get(file),
+  );
   const changes: FileChange[] = [];
   for (const file of paths) {
     if (before.skipped.has(file) || after.skipped.has(file)) continue;
     const old = before.hashes.get(file) ?? null;
     const now = after.hashes.get(file) ?? null;
     if (old === now) continue;
+    if (rulesChanged && (old === null || now === null) && !isIgnoreFile(file)) continue;
     const status = old === null ? "created" : now === null ? "deleted" : "changed";
     changes.push({ path: file, status, before: old, after: now });
   }
   return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+function isIgnoreFile(file: string): boolean {
+  return path.posix.basename(file) === ".gitignore";
 }

@@ -55,9 +55,7 @@ function commandLines(ledger: RunLedger): string[] {
   const lines = [`commands run: ${ran.join("; ")}`];
   // Said once per run, here and in each command event: the person must know nothing confined them.
   if (commands.some((c) => c.sandbox === "none")) {
-    lines.push(
-      "sandbox: none (bwrap does not work here): the commands ran unconfined, with approval only",
-    );
+    lines.push("sandbox: none (bwrap does not work here): the commands ran unconfined");
   }
   return lines;
 }

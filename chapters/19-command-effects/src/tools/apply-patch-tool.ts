@@ -70,7 +70,7 @@ async function recordWrites(ledger: RunLedger, result: ApplyPatchResult): Promis
 }
 
 /**
- * A command's changes make the model's read of a file stale (RunLedger.recordCommand), so the
+ * A command's changes make the model's read of a file stale (RunLedger's applyCommand), so the
  * guard answers not_read. "Not read in this run" would puzzle a model that did read it: name
  * the command that changed it instead.
  */

@@ -12,7 +12,7 @@ import { ToolError } from "./tool-error.ts";
 export interface CommandSettings {
   policy: CommandPolicy;
   approver: CommandApprover;
-  /** bubblewrap when it works here; undefined: commands run with approval only. */
+  /** bubblewrap when it works here; undefined: commands run unconfined. */
   sandbox: Sandbox | undefined;
   timeoutMs: number;
   /** The API key and any other value a command's environment must never hold. */
