@@ -195,7 +195,7 @@ describe("run_command in a run", () => {
     expect(existsSync(join(workspace, "ran.txt"))).toBe(false);
     expect(run.read.get("call_run")).toBe(
       "Error [not_approved]: `touch ran.txt` needs the user's approval, but there is no terminal to ask, so the answer is no.\n" +
-        'Hint: No command is allowed without asking. Continue without it, or finish and tell the user to allow it: --allow-command "touch ran.txt", or --yes.',
+        "Hint: No command is allowed without asking. Continue without it, or finish and tell the user to allow it: --allow-command 'touch ran.txt', or --yes.",
     );
     expect(run.commands).toEqual([]);
     expect(run.toolCalls).toMatchObject([{ tool: "run_command", code: "not_approved" }]);

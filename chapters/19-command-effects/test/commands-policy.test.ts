@@ -103,6 +103,12 @@ describe("createCommandApprover", () => {
     expect(asked).toEqual(["Run `rm -rf ~\\x0dnode check.mjs\\x1b[2K` in /w? [y/N] "]);
   });
 
+  it("writes out right-to-left overrides too", async () => {
+    const { approver, asked } = person("n");
+    await approver("node check.mjs \u202e#sj.kcehc", "/w", signal);
+    expect(asked).toEqual(["Run `node check.mjs \\x202e#sj.kcehc` in /w? [y/N] "]);
+  });
+
   it("takes y or yes as a yes, and anything else as a no", async () => {
     for (const answer of ["y", "Y", "yes", " YES "]) {
       expect(await person(answer).approver(CHECK, "/w", signal), answer).toBe("approved");
@@ -167,7 +173,7 @@ describe("commandRefusal", () => {
       code: "not_approved",
       message:
         "`touch ran.txt` needs the user's approval, but there is no terminal to ask, so the answer is no.",
-      hint: 'No command is allowed without asking. Continue without it, or finish and tell the user to allow it: --allow-command "touch ran.txt", or --yes.',
+      hint: "No command is allowed without asking. Continue without it, or finish and tell the user to allow it: --allow-command 'touch ran.txt', or --yes.",
     });
   });
 });

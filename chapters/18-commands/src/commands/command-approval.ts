@@ -21,12 +21,13 @@ export function createCommandApprover({ yes, interactive, ask }: ApproverOptions
 }
 
 /**
- * The command with its control characters written out (`\r` as \x0d): a carriage return or
- * an escape sequence could otherwise make the question show one command while another runs.
+ * The command with its control characters written out (`\r` as \x0d): a carriage return, an
+ * escape sequence or a right-to-left override could otherwise make the question show one
+ * command while another runs.
  */
 export function visible(command: string): string {
   return command.replace(
-    /[\u0000-\u001f\u007f-\u009f]/g,
+    /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
     (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
   );
 }
@@ -65,6 +66,11 @@ export function commandRefusal(
   return new ToolError(
     "not_approved",
     `\`${command}\` needs the user's approval, but there is no terminal to ask, so the answer is no.`,
-    `${allowed}. Continue without it, or finish and tell the user to allow it: --allow-command "${command}", or --yes.`,
+    `${allowed}. Continue without it, or finish and tell the user to allow it: --allow-command ${shellQuoted(command)}, or --yes.`,
   );
+}
+
+/** The command as one shell word, for a hint the person may paste: 'it'\''s' for it's. */
+function shellQuoted(command: string): string {
+  return `'${visible(command).replaceAll("'", "'\\''")}'`;
 }

@@ -47,11 +47,19 @@ export function runCommandTool(settings: CommandSettings): AnyTool {
       });
       return {
         ok: outcome.exitCode === 0,
-        code: outcome.timedOut ? "timeout" : outcome.exitCode === 0 ? undefined : "exit_code",
+        code: resultCode(outcome),
         content: describeOutcome(command, outcome),
       };
     },
   });
+}
+
+/** Why the command did not succeed, as a code the harness and the ledger keep; none if it did. */
+function resultCode(outcome: CommandOutcome): string | undefined {
+  if (outcome.timedOut) return "timeout";
+  if (outcome.aborted) return "aborted";
+  if (outcome.exitCode === null) return "killed";
+  return outcome.exitCode === 0 ? undefined : "exit_code";
 }
 
 /** Runs the policy, then the person at the terminal; throws the refusal the model reads. */
