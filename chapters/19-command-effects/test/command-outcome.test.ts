@@ -63,7 +63,7 @@ describe("the run summary", () => {
       changes: [],
       skipped: 0,
     });
-    const lines = summaryLines({ reason: "done" }, ledger, []);
+    const lines = summaryLines({ reason: "done", message: null }, ledger, []);
     await ledger.close();
     expect(lines).toContain(
       "commands run: node format.mjs → exit 0 (M src/cart.mjs); node check.mjs → exit 0",

@@ -27,6 +27,7 @@ export function createCommandApprover({ yes, interactive, ask }: ApproverOptions
  */
 export function visible(command: string): string {
   return command.replace(
+    // eslint-disable-next-line no-control-regex -- control characters are what it looks for
     /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
     (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
   );
