@@ -29,7 +29,7 @@ describe("describeOutcome", () => {
       [
         "exit 0 after 1.2 s: node build.mjs",
         "built",
-        "files changed by this command: A dist/app.js, M src/cart.mjs, D tmp.txt (2 files over the size cap were not checked)",
+        "files changed by this command: A dist/app.js, M src/cart.mjs, D tmp.txt (2 files not checked: past the caps, or unreadable)",
       ].join("\n"),
     );
   });

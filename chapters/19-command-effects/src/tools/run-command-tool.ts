@@ -108,7 +108,8 @@ export function describeOutcome(
     changes.length === 0
       ? "none"
       : changes.map((change) => `${STATUS_LETTER[change.status]} ${change.path}`).join(", ");
-  const unseen = skipped === 0 ? "" : ` (${skipped} files over the size cap were not checked)`;
+  const unseen =
+    skipped === 0 ? "" : ` (${skipped} files not checked: past the caps, or unreadable)`;
   // The ending first: the terminal shows a failed call's first line.
   return [
     `${ended}: ${command}`,
