@@ -132,7 +132,8 @@ async function commandRules(
   if (command.commands !== "deny" && allowed.length > 0) {
     ui.notice(`commands run without asking: ${allowed.map((c) => `\`${c}\``).join(", ")}`);
   }
-  const sandbox = await findSandbox();
+  // No command runs under deny: no need to try bubblewrap.
+  const sandbox = command.commands === "deny" ? undefined : await findSandbox();
   if (sandbox === undefined && command.commands !== "deny") {
     ui.notice(
       "no sandbox: bwrap (Debian's bubblewrap) does not work here, so commands run unconfined; only the allowed list and your answers decide what runs",
