@@ -54,6 +54,20 @@ describe("lines as offsets", () => {
   });
 });
 
+describe("lines found by their hash", () => {
+  it("finds lines of any characters, and a line longer than the hashing's chunk", () => {
+    const long = "x".repeat(70_000) + "y";
+    const text = ["a ✓ 😀 ünï", long, "日本語のコード", "end", ""].join("\n");
+    const result = applyHunks(
+      text,
+      hunksOf("@@", " a ✓ 😀 ünï", `-${long}`, "+short", " 日本語のコード"),
+      "f.ts",
+    );
+    expect(result.text).toBe(["a ✓ 😀 ünï", "short", "日本語のコード", "end", ""].join("\n"));
+    expect(result.matched).toEqual(["exact"]);
+  });
+});
+
 describe("a hash is only a candidate", () => {
   const [first, second] = collidingLines();
 
