@@ -106,7 +106,7 @@ export async function runDemo(
   print("\n");
   try {
     const fill = (args: string[]) => args.map((arg) => arg.replaceAll("{workspace}", workspace));
-    const endpoint = { baseURL: model?.baseURL ?? "", model: model?.model ?? "" };
+    const endpoint = model && { baseURL: model.baseURL, model: model.model };
     let output = await runChapter(
       target,
       fill(scenario.args ?? []),
@@ -183,10 +183,10 @@ async function runChapter(
   args: string[],
   workspace: string,
   scenario: Scenario,
-  endpoint: { baseURL: string; model: string },
+  /** The offline model, for the agent; the patch tool gets none. */
+  endpoint: { baseURL: string; model: string } | undefined,
   print: (text: string) => void,
 ): Promise<string> {
-  const { baseURL, model } = endpoint;
   const program = scenario.program === "apply-patch" ? "apply-patch-cli.ts" : "main.ts";
   const child = spawn(
     process.execPath,
@@ -196,7 +196,7 @@ async function runChapter(
       env: {
         ...demoEnv(),
         ...scenario.env,
-        ...(baseURL === "" ? {} : { OPENAI_BASE_URL: baseURL, AGENT_MODEL: model }),
+        ...(endpoint && { OPENAI_BASE_URL: endpoint.baseURL, AGENT_MODEL: endpoint.model }),
       },
       stdio: ["pipe", "pipe", "pipe"],
     },

@@ -140,16 +140,21 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
  * one reused array of UTF-16 code units, the values `charCodeAt` returns, so the hashes are equal.
  */
 function hashLines(text: string, starts: Int32Array, ends: Int32Array, hashes: Int32Array): void {
-  let units = new Uint16Array(CHUNK);
-  let [base, limit] = [0, 0]; // `units` holds text[base, limit)
-  for (let line = 0; line < hashes.length; line++) {
-    const [start, end] = [starts[line], ends[line]];
-    if (!LITTLE_ENDIAN) {
-      hashes[line] = hashText(text, start, end);
-      continue;
+  if (!LITTLE_ENDIAN) {
+    for (let line = 0; line < hashes.length; line++) {
+      hashes[line] = hashText(text, starts[line], ends[line]);
     }
+    return;
+  }
+  let units = new Uint16Array(CHUNK);
+  let base = 0; // `units` holds text[base, limit)
+  let limit = 0;
+  for (let line = 0; line < hashes.length; line++) {
+    const start = starts[line];
+    const end = ends[line];
     if (end > limit) {
-      [base, limit] = [start, Math.min(text.length, Math.max(start + CHUNK, end))];
+      base = start;
+      limit = Math.min(text.length, Math.max(start + CHUNK, end));
       if (limit - base > units.length) units = new Uint16Array(limit - base); // a very long line
       const bytes = Buffer.from(units.buffer, units.byteOffset, units.byteLength);
       bytes.write(text.slice(base, limit), "utf16le");
