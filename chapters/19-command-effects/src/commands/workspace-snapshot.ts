@@ -26,6 +26,9 @@ export interface WorkspaceSnapshot {
   skipped: Set<string>;
 }
 
+/** How a change is written in one letter, as `git status --short` does. */
+export const CHANGE_LETTER = { created: "A", changed: "M", deleted: "D" } as const;
+
 export interface FileChange {
   path: string;
   status: "created" | "changed" | "deleted";

@@ -1,11 +1,11 @@
 import { relative } from "node:path";
+import { CHANGE_LETTER } from "../commands/workspace-snapshot.ts";
 import type { CommandEvent } from "../ledger/ledger-events.ts";
 import type { RunLedger } from "../ledger/run-ledger.ts";
 import type { NoteMeta } from "../notes/note.ts";
 import type { LoopOutcome } from "./agent-loop.ts";
 
 const STATUS_LETTER = { added: "A", modified: "M", deleted: "D" } as const;
-const CHANGE_LETTER = { created: "A", changed: "M", deleted: "D" } as const;
 
 /**
  * What a person needs after a run, taken from the ledger rather than from what

@@ -5,6 +5,7 @@ import { childEnv } from "../commands/child-env.ts";
 import { runCommand, type CommandOutcome } from "../commands/run-command.ts";
 import type { Sandbox } from "../commands/sandbox.ts";
 import { trackCommand, type FileChange } from "../commands/track-command.ts";
+import { CHANGE_LETTER } from "../commands/workspace-snapshot.ts";
 import { defineTool, type AnyTool, type ToolContext } from "./define-tool.ts";
 import { ToolError } from "./tool-error.ts";
 
@@ -24,8 +25,6 @@ export type CommandRules = Omit<CommandSettings, "approver">;
 
 /** Long enough for a project's test suite, short enough that a hung command does not eat the run. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 2 * 60_000;
-
-const STATUS_LETTER = { created: "A", changed: "M", deleted: "D" } as const;
 
 export function runCommandTool(settings: CommandSettings): AnyTool {
   return defineTool({
@@ -107,7 +106,7 @@ export function describeOutcome(
   const changed =
     changes.length === 0
       ? "none"
-      : changes.map((change) => `${STATUS_LETTER[change.status]} ${change.path}`).join(", ");
+      : changes.map((change) => `${CHANGE_LETTER[change.status]} ${change.path}`).join(", ");
   const unseen =
     skipped === 0 ? "" : ` (${skipped} files not checked: past the caps, or unreadable)`;
   // The ending first: the terminal shows a failed call's first line.
