@@ -57,7 +57,7 @@ describe("the system prompt", () => {
       "A patch is the only way to write",
       "The first line of every patch is `*** Begin Patch`",
       "no code fences",
-      "Paths are relative to the workspace root",
+      "(every path you use is relative to it)",
       "Read the whole file with `read_file` before you change or delete it",
       "Change only what the task needs",
       "Never edit `node_modules/`, `dist/`, `build/`",
