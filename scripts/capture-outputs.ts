@@ -71,6 +71,7 @@ export const DEMOS: Record<string, Demo> = {
   "17-optimization": {},
   "18-commands": {},
   "19-command-effects": {},
+  "20-planning": {},
 };
 
 // The variables that would make a chapter talk to a real model: a capture always runs offline.
