@@ -42,6 +42,7 @@ describe("demo repository", () => {
     const copy = await readTree(dir);
     expect(copy).toEqual(await readTree(DEMO_REPO_DIR));
     expect(Object.keys(copy)).toEqual([
+      ".agents/skills/run-checks/SKILL.md",
       ".gitignore",
       "AGENTS.md",
       "README.md",
