@@ -72,6 +72,8 @@ export const DEMOS: Record<string, Demo> = {
   "18-commands": {},
   "19-command-effects": {},
   "20-planning": {},
+  "21-skills": {},
+  "22-compaction": {},
 };
 
 // The variables that would make a chapter talk to a real model: a capture always runs offline.

@@ -69,7 +69,7 @@ describe("parseScript", () => {
       'invalid script t.json: "steps" must be a non-empty array of steps.',
     );
     expect(errorFor({ ...valid, stpes: [] })).toBe(
-      'invalid script t.json: the top level has an unknown key "stpes" (allowed: name, description, steps, repeatLastStep, demoRepository).',
+      'invalid script t.json: the top level has an unknown key "stpes" (allowed: name, description, steps, repeatLastStep, demoRepository, sequential).',
     );
     expect(errorFor({ ...valid, steps: [{ reply: {} }] })).toBe(
       'invalid script t.json: steps[0].reply needs "content", "toolCalls" or both.',
@@ -141,5 +141,39 @@ describe("a demo-repository script on another folder", () => {
   it("replays the script when the file was there", () => {
     const selection = selectStep(loadScript("fix-bug"), request("export function total() {}"));
     expect(selection.ok && selection.reply.toolCalls?.[0]?.name).toBe("apply_patch");
+  });
+});
+
+describe("a sequential script", () => {
+  const script = parseScript(
+    {
+      name: "t",
+      description: "d",
+      sequential: true,
+      steps: [{ reply: { content: "one" } }, { reply: { content: "two" } }],
+    },
+    "t.json",
+  );
+  // A compacted history: fewer assistant messages than steps already replied.
+  const request = {
+    model: "offline",
+    messages: [{ role: "user" as const, content: "[Context compacted: …]" }],
+  };
+
+  it("picks the step by the number replied so far, not by the assistant messages", () => {
+    expect(script.sequential).toBe(true);
+    expect(selectStep(script, request, 1)).toEqual({
+      ok: true,
+      index: 1,
+      reply: { content: "two" },
+    });
+    expect(selectStep(script, request)).toEqual({ ok: true, index: 0, reply: { content: "one" } });
+  });
+
+  it("says when it is over", () => {
+    const over = selectStep(script, request, 2);
+    expect(over.ok === false && over.message).toContain(
+      "but 2 steps were replied already, so it asks for step 2.",
+    );
   });
 });

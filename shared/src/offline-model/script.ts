@@ -37,6 +37,13 @@ export interface Script {
    * so and stops, instead of replaying a fix of files that are not there.
    */
   demoRepository?: boolean;
+  /**
+   * When true, steps are replayed in the order requests arrive, not by the number of assistant
+   * messages in the request: for a harness that rewrites its history (compaction), that count no
+   * longer says where the run is. Stateful, so do not combine it with faults that make the
+   * client retry a request that was answered.
+   */
+  sequential?: boolean;
 }
 
 /** Thrown for a script file that is missing or malformed. */
@@ -101,7 +108,7 @@ export function parseScript(value: unknown, source: string): Script {
   const script = expectObject(value, "the top level", fail);
   checkKeys(
     script,
-    ["name", "description", "steps", "repeatLastStep", "demoRepository"],
+    ["name", "description", "steps", "repeatLastStep", "demoRepository", "sequential"],
     "the top level",
     fail,
   );
@@ -113,6 +120,9 @@ export function parseScript(value: unknown, source: string): Script {
   if (script.demoRepository !== undefined && typeof script.demoRepository !== "boolean") {
     fail('"demoRepository"', `must be true or false, got ${describeJson(script.demoRepository)}.`);
   }
+  if (script.sequential !== undefined && typeof script.sequential !== "boolean") {
+    fail('"sequential"', `must be true or false, got ${describeJson(script.sequential)}.`);
+  }
   if (!Array.isArray(script.steps) || script.steps.length === 0) {
     fail('"steps"', "must be a non-empty array of steps.");
   }
@@ -123,6 +133,7 @@ export function parseScript(value: unknown, source: string): Script {
     steps,
     ...(script.repeatLastStep === true ? { repeatLastStep: true } : {}),
     ...(script.demoRepository === true ? { demoRepository: true } : {}),
+    ...(script.sequential === true ? { sequential: true } : {}),
   };
 }
 
@@ -263,22 +274,26 @@ export type StepSelection =
 /**
  * Picks the step for a request. Stateless on purpose: the step index is the number
  * of assistant messages already in the conversation, so the same request always gets
- * the same answer and a retried request never skips a step.
+ * the same answer and a retried request never skips a step. A sequential script passes
+ * `answered`, the number of steps replied so far, instead.
  */
-export function selectStep(script: Script, request: ChatRequestBody): StepSelection {
+export function selectStep(
+  script: Script,
+  request: ChatRequestBody,
+  answered?: number,
+): StepSelection {
   const messages = request.messages;
+  const asked = answered ?? messages.filter((message) => message.role === "assistant").length;
   const missing = script.demoRepository ? missingDemoFile(messages) : undefined;
   if (missing !== undefined) {
-    const asked = messages.filter((message) => message.role === "assistant").length;
     return { ok: true, index: asked, reply: { content: notTheDemoRepository(missing) } };
   }
-  const asked = messages.filter((message) => message.role === "assistant").length;
   const last = script.steps.length - 1;
   const index = asked > last && script.repeatLastStep === true ? last : asked;
   const step = script.steps[index];
   if (step === undefined) {
     return offScript(
-      `script "${script.name}" has ${script.steps.length} steps (0-${last}), but the request holds ${asked} assistant messages, so it asks for step ${asked}. The scripted demo is over: start a new conversation.`,
+      `script "${script.name}" has ${script.steps.length} steps (0-${last}), but ${answered === undefined ? `the request holds ${asked} assistant messages` : `${asked} steps were replied already`}, so it asks for step ${asked}. The scripted demo is over: start a new conversation.`,
     );
   }
   const where = `script "${script.name}", step ${index}`;

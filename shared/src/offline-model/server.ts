@@ -58,6 +58,7 @@ export async function startOfflineModel(options: OfflineModelOptions): Promise<O
   const faults = [...(options.faults ?? [])];
   const requests: ChatRequestBody[] = [];
   let served = 0;
+  let answered = 0; // steps replied, for a sequential script
 
   const handleChat = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const parsed = parseChatRequest(await readBody(req));
@@ -77,13 +78,18 @@ export async function startOfflineModel(options: OfflineModelOptions): Promise<O
     if (fault?.kind === "server_error") return sendError(res, serverErrorResponse());
     if (fault?.kind === "stall" && !(await waitUnlessClosed(res, fault.ms))) return;
 
-    const selection = selectStep(options.script, request);
+    const selection = selectStep(
+      options.script,
+      request,
+      options.script.sequential === true ? answered : undefined,
+    );
     if (!selection.ok) {
       return sendError(
         res,
         errorResponse(400, selection.message, "invalid_request_error", "off_script"),
       );
     }
+    answered = selection.index + 1;
     await options.beforeStep?.(selection.index);
     let reply: ScriptStep["reply"] = selection.reply;
     if (fault?.kind === "malformed_tool_arguments") {

@@ -1,0 +1,55 @@
+import { backUpFile, recordInManifest, type BackupRecord } from "../patch/backups.ts";
+import {
+  snapshotWorkspace,
+  type FileChange,
+  type WorkspaceSnapshot,
+} from "./workspace-snapshot.ts";
+
+/**
+ * Undo for commands. A patch names its files before it writes them; a
+ * command does not, and what it will write cannot be known in advance. So
+ * every file of the snapshot is backed up before each command, into the
+ * run's backup folder. The cost is visible: the first command of a run
+ * copies up to SNAPSHOT_LIMITS.maxTotalBytes into .agent/backups/; later
+ * commands find most backups there already (backUpFile keeps the first one,
+ * the bytes from before the run). A file past the caps is neither hashed
+ * nor backed up: undo cannot restore what a command did to it.
+ */
+export interface BackedUpSnapshot extends WorkspaceSnapshot {
+  /** Workspace-relative path → the backup's path inside the backup folder. */
+  backups: Map<string, string>;
+}
+
+/** Hashes the workspace and backs up each file it hashed (the same bytes). */
+export async function snapshotWithBackups(
+  root: string,
+  backupDir: string,
+): Promise<BackedUpSnapshot> {
+  const backups = new Map<string, string>();
+  const snapshot = await snapshotWorkspace(root, undefined, async (relative, bytes) => {
+    backups.set(relative, await backUpFile(backupDir, relative, bytes));
+  });
+  return { ...snapshot, backups };
+}
+
+/**
+ * Appends a command's changes to the run's manifest, in the format undo
+ * reads: previous hash and backup for a changed or deleted file, previous
+ * null for a created one (undo removes it). Undo restores only files whose
+ * hash is still the command's, so it never overwrites an edit made since.
+ */
+export async function recordCommandBackups(
+  backupDir: string,
+  runId: string,
+  before: BackedUpSnapshot,
+  changes: readonly FileChange[],
+): Promise<void> {
+  if (changes.length === 0) return;
+  const records: BackupRecord[] = changes.map((change) => ({
+    path: change.path,
+    previous_sha256: change.before,
+    backup: change.before === null ? null : (before.backups.get(change.path) ?? null),
+    sha256: change.after,
+  }));
+  await recordInManifest(backupDir, runId, records);
+}

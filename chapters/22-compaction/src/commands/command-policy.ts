@@ -1,0 +1,33 @@
+/**
+ * Which commands the agent may run. An allowed command runs without a question; any other asks
+ * the person at the terminal (mode "ask"), or is refused (mode "allow-list"); with mode "deny"
+ * no command runs at all. A command is allowed by its exact text only: allowing
+ * `node check.mjs` must not allow `node check.mjs; rm -rf ~`, which a prefix rule would.
+ */
+export type CommandMode = "ask" | "allow-list" | "deny";
+
+export const COMMAND_MODES: readonly CommandMode[] = ["ask", "allow-list", "deny"];
+
+export interface CommandPolicy {
+  mode: CommandMode;
+  /** From --allow-command and from AGENTS.md's `allow-command:` lines. */
+  allowed: readonly string[];
+}
+
+export type CommandVerdict = "run" | "ask" | "refuse";
+
+export function judgeCommand(policy: CommandPolicy, command: string): CommandVerdict {
+  if (policy.mode === "deny") return "refuse";
+  if (policy.allowed.includes(command.trim())) return "run";
+  return policy.mode === "ask" ? "ask" : "refuse";
+}
+
+/**
+ * The commands a project allows in its AGENTS.md, one per line: `allow-command: node check.mjs`,
+ * as a list item or not, the command in backticks or not. The file is the repository's own, so
+ * the run prints what it allowed: a cloned project's choices are shown, not silently trusted.
+ */
+export function allowedInAgentsMd(text: string): string[] {
+  const line = /^[ \t]*(?:[-*][ \t]+)?allow-command:[ \t]*`?([^`\n]+?)`?[ \t]*$/gim;
+  return [...text.matchAll(line)].map((match) => match[1]!.trim()).filter((c) => c !== "");
+}

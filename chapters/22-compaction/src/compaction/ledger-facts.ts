@@ -1,0 +1,108 @@
+import type { CommandEvent, LedgerEvent } from "../ledger/ledger-events.ts";
+
+/**
+ * What the run did, as the ledger recorded it: the task, the files read and written, the
+ * commands, the plan, what is still failing, the skills loaded. The harness wrote every line of
+ * it around the tools, so unlike the model's memory it cannot be wrong about what happened; and it
+ * is rebuilt from the same events every time, so the same run gives the same text.
+ * `events` may hold several runs (a resumed run and the runs it continues), oldest first.
+ */
+export function ledgerFacts(events: readonly LedgerEvent[]): string {
+  const task = events.find((event) => event.type === "run_start")?.task ?? "(unknown)";
+  return [
+    `Task: ${task}`,
+    ...section("Files read (sha256 of the bytes read)", readLines(events)),
+    ...section("Files written", writeLines(events)),
+    ...section("Commands run", commandsOf(events).map(commandLine)),
+    ...section("Plan", planLines(events)),
+    ...section("Open failures", failureLines(events)),
+    ...section("Skills loaded (load one again if you need its steps)", skillLines(events)),
+  ].join("\n");
+}
+
+/** The first 12 hex digits: enough to tell versions apart in a summary, 5 tokens instead of 40. */
+export function shortHash(hash: string): string {
+  return hash.slice(0, 12);
+}
+
+function section(title: string, lines: string[]): string[] {
+  return lines.length === 0 ? [] : [`${title}:`, ...lines.map((line) => `- ${line}`)];
+}
+
+// The last read of each file; a later read replaces an earlier one.
+function readLines(events: readonly LedgerEvent[]): string[] {
+  const reads = new Map<string, string>();
+  for (const event of events) {
+    if (event.type !== "file_read") continue;
+    reads.delete(event.path);
+    reads.set(event.path, `${shortHash(event.sha256)} (${event.full ? "full" : "partial"})`);
+  }
+  return [...reads].map(([path, read]) => `${path} ${read}`);
+}
+
+function writeLines(events: readonly LedgerEvent[]): string[] {
+  const writes = new Map<string, string>();
+  for (const event of events) {
+    if (event.type !== "file_written") continue;
+    const status =
+      event.after_sha256 === undefined
+        ? "deleted"
+        : event.before_sha256 === undefined
+          ? "created"
+          : "changed";
+    // A file the run created and then edited is still one it created.
+    const created = writes.get(event.path) === "created" && status === "changed";
+    writes.set(event.path, created ? "created" : status);
+  }
+  return [...writes].map(([path, status]) => `${path}: ${status}`);
+}
+
+function commandsOf(events: readonly LedgerEvent[]): CommandEvent[] {
+  return events.filter((event): event is CommandEvent => event.type === "command");
+}
+
+function commandLine(command: CommandEvent): string {
+  const changes = command.changes.map((change) => `${change.status} ${change.path}`);
+  return `\`${command.command}\` → ${ending(command)}${changes.length === 0 ? "" : ` (${changes.join(", ")})`}`;
+}
+
+function ending(command: CommandEvent): string {
+  if (command.timed_out) return "timed out";
+  if (command.aborted) return "stopped by the user";
+  return command.exit_code === null ? "killed" : `exit ${command.exit_code}`;
+}
+
+function planLines(events: readonly LedgerEvent[]): string[] {
+  const plan = events.findLast((event) => event.type === "plan");
+  return plan?.type === "plan" ? plan.steps.map((s) => `[${s.status}] ${s.step}`) : [];
+}
+
+/**
+ * A failure is open until the same thing works: a command until it exits 0, a tool until a later
+ * call of it succeeds. Commands are judged by their command events, which say more than the
+ * run_command tool call does.
+ */
+function failureLines(events: readonly LedgerEvent[]): string[] {
+  const open = new Map<string, string>();
+  for (const event of events) {
+    if (event.type === "command") {
+      const key = `command ${event.command}`;
+      if (event.exit_code === 0 && !event.timed_out) open.delete(key);
+      else open.set(key, `\`${event.command}\` → ${ending(event)}`);
+    }
+    if (event.type === "tool_call" && event.tool !== "run_command") {
+      const key = `tool ${event.tool}`;
+      if (event.outcome === "ok") open.delete(key);
+      else open.set(key, `${event.tool} failed: ${event.code ?? "error"}`);
+    }
+  }
+  return [...open.values()];
+}
+
+function skillLines(events: readonly LedgerEvent[]): string[] {
+  const skills = new Set<string>();
+  for (const event of events) {
+    if (event.type === "skill_loaded") skills.add(`${event.name} (${event.path})`);
+  }
+  return [...skills];
+}

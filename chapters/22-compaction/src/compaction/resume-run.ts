@@ -1,0 +1,127 @@
+import { join } from "node:path";
+import { isRunning } from "../fs/process-alive.ts";
+import type { LedgerEvent, PlanEvent } from "../ledger/ledger-events.ts";
+import { listRuns, RunLedger, RUNS_DIR } from "../ledger/run-ledger.ts";
+import { currentHash } from "../patch/commit-files.ts";
+import type { PlanStep } from "../plan/plan.ts";
+import { ledgerFacts } from "./ledger-facts.ts";
+
+// Resume starts a new run from an old run's ledger, not from its conversation (which was never
+// saved): the facts, what changed on disk since, and where the plan stands. The new run has its
+// own ledger, so nothing it read before counts for apply_patch: its message says to read again.
+
+export class ResumeRefusedError extends Error {
+  override name = "ResumeRefusedError";
+}
+
+export interface Resumption {
+  runId: string;
+  /** The original task, for the new run's run_start. */
+  task: string;
+  /** The new run's first user message. */
+  message: string;
+  /** The old run's latest plan, which the new run starts from (its reminders go on). */
+  plan: PlanStep[] | undefined;
+}
+
+/** Checks that `runId` (default: the latest run) can be resumed and builds the new run's start. */
+export async function prepareResume(cwd: string, runId?: string): Promise<Resumption> {
+  const runs = await listRuns(cwd);
+  const id = runId ?? runs.at(-1)?.runId;
+  if (id === undefined || !runs.some((run) => run.runId === id)) {
+    const recent = runs.slice(-5).reverse();
+    throw new ResumeRefusedError(
+      [
+        id === undefined
+          ? `Nothing to resume: no run is recorded in ${join(cwd, RUNS_DIR)}.`
+          : `No run "${id}" in ${join(cwd, RUNS_DIR)}. ${recent.length > 0 ? "Recent runs:" : "It holds no runs."}`,
+        ...recent.map((run) => `- ${run.runId} (${run.endReason ?? "no end"}): ${run.task}`),
+      ].join("\n"),
+    );
+  }
+  const ledger = await RunLedger.load(cwd, id);
+  if (ledger.undone) {
+    throw new ResumeRefusedError(
+      `Run ${id} was undone: its changes are gone, so there is nothing to continue. Start a new task instead.`,
+    );
+  }
+  const pid = ledger.start.pid;
+  if (!ledger.end && pid !== undefined && pid !== process.pid && isRunning(pid)) {
+    throw new ResumeRefusedError(
+      `Run ${id} is still running (process ${pid}). Wait for it to end, or stop it with Ctrl-C, then resume it.`,
+    );
+  }
+  const events = await eventsWithEarlierRuns(cwd, ledger);
+  const ended = ledger.end ? `it ended: ${ledger.end.reason}` : "it stopped without a run_end";
+  return {
+    runId: id,
+    task: events[0]?.type === "run_start" ? events[0].task : ledger.start.task,
+    message: [
+      `[Resuming run ${id} (${ended}). This is a new run: files read in the old run must be read again before you patch them.]`,
+      ledgerFacts(events),
+      ...diskLines(await changedOnDisk(cwd, events)),
+      continueLine(events),
+    ].join("\n"),
+    plan: events.findLast((event): event is PlanEvent => event.type === "plan")?.steps,
+  };
+}
+
+/** A resumed run's facts begin in the run it resumed: the events of the chain, oldest first. */
+async function eventsWithEarlierRuns(cwd: string, ledger: RunLedger): Promise<LedgerEvent[]> {
+  const events = [...ledger.events()];
+  const seen = new Set([ledger.runId]);
+  for (let earlier = ledger.start.resumes; earlier && !seen.has(earlier);) {
+    seen.add(earlier);
+    const run = await RunLedger.load(cwd, earlier).catch(() => undefined);
+    if (!run) break;
+    events.unshift(...run.events());
+    earlier = run.start.resumes;
+  }
+  return events;
+}
+
+export interface DiskChange {
+  path: string;
+  status: "changed" | "deleted" | "exists again";
+}
+
+/**
+ * Each file's last hash in the ledger (its last read, write, or change by a command; null when
+ * the run deleted it) against the disk now: what someone else did since the run saw it.
+ */
+export async function changedOnDisk(
+  cwd: string,
+  events: readonly LedgerEvent[],
+): Promise<DiskChange[]> {
+  const last = new Map<string, string | null>();
+  for (const event of events) {
+    if (event.type === "file_read") last.set(event.path, event.sha256);
+    if (event.type === "file_written") last.set(event.path, event.after_sha256 ?? null);
+    if (event.type === "command") for (const c of event.changes) last.set(c.path, c.after);
+  }
+  const changes: DiskChange[] = [];
+  for (const [path, hash] of last) {
+    const now = await currentHash(join(cwd, path));
+    if (now === hash) continue;
+    const status = now === null ? "deleted" : hash === null ? "exists again" : "changed";
+    changes.push({ path, status });
+  }
+  return changes;
+}
+
+function diskLines(changes: DiskChange[]): string[] {
+  if (changes.length === 0) return ["Files changed on disk since the run last saw them: none."];
+  return [
+    "Files changed on disk since the run last saw them:",
+    ...changes.map((change) => `- ${change.path}: ${change.status}`),
+  ];
+}
+
+function continueLine(events: readonly LedgerEvent[]): string {
+  const plan = events.findLast((event) => event.type === "plan");
+  const open = plan?.type === "plan" ? plan.steps.find((s) => s.status !== "done") : undefined;
+  if (open) {
+    return `Continue the plan from the first open step: "${open.step}" (${open.status}).`;
+  }
+  return "Continue the task from where the run stopped; check first what is already done.";
+}

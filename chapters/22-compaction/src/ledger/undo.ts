@@ -1,0 +1,217 @@
+import { readFile, stat } from "node:fs/promises";
+import { dirname, isAbsolute, join, posix } from "node:path";
+import { agentFolder } from "../fs/agent-folder.ts";
+import { commitWrite, deleteFile, stageWrite } from "../fs/atomic-write.ts";
+import { MANIFEST_NAME } from "../patch/backups.ts";
+import { currentHash } from "../patch/commit-files.ts";
+import { lockFiles } from "../patch/file-locks.ts";
+import type { BackupManifest, BackupRecord } from "../patch/backups.ts";
+import { RunLedger, listRuns, runIdProblem } from "./run-ledger.ts";
+import { sha256 } from "../fs/file-hash.ts";
+
+// Undo puts back what one run changed, from the backups apply_patch made
+// before it touched each file. It never overwrites work it did not do: a file
+// whose bytes are no longer the ones the run left behind is someone else's
+// edit now, and the whole undo is refused before anything is written.
+
+export interface UndoResult {
+  runId: string;
+  // Modified or deleted by the run: the old bytes are back.
+  restored: string[];
+  // Created by the run: removed again.
+  removed: string[];
+  // Already as before the run (undone earlier, or put back by hand).
+  alreadyUndone: string[];
+}
+
+export class UndoRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UndoRefusedError";
+  }
+}
+
+// What one run did to one file, folded over all its patches.
+interface FileChange {
+  path: string;
+  // Hash before the run's first write; null when the run created the file.
+  original: string | null;
+  // Where the original bytes are, relative to the backup folder.
+  backup: string | null;
+  // Hash after the run's last write; null when the run deleted the file.
+  final: string | null;
+}
+
+type Plan = { change: FileChange; action: "restore" | "remove" | "skip"; bytes?: Buffer };
+
+// Undoes `runId`, or by default the latest run that changed files and was not undone yet.
+export async function undoRun(cwd: string, runId?: string): Promise<UndoResult> {
+  const id = runId ?? (await latestUndoableRun(cwd));
+  const changes = await readChanges(cwd, id);
+  await refuseIfUndone(cwd, id);
+  // The real path of the workspace, which the writers check folders against; and never a
+  // symlinked .agent/.
+  const folder = await agentFolder(cwd).catch((error: Error) => {
+    throw new UndoRefusedError(`Nothing was undone: ${error.message}`);
+  });
+  const root = dirname(folder);
+  // The same locks a patch takes: an agent in another terminal cannot write between the check
+  // below and the restore.
+  const paths = changes.map((change) => join(root, change.path));
+  const unlock = await lockFiles(join(folder, "locks"), paths).catch((error: Error) => {
+    throw new UndoRefusedError(`Nothing was undone: ${error.message}`);
+  });
+  try {
+    const plans = await Promise.all(changes.map((change) => planFile(root, id, change)));
+
+    const conflicts = plans.flatMap((plan) => (typeof plan === "string" ? [plan] : []));
+    if (conflicts.length > 0) {
+      throw new UndoRefusedError(
+        [
+          `Cannot undo run ${id}: ${conflicts.length === 1 ? "1 file has" : `${conflicts.length} files have`} changed since the run.`,
+          ...conflicts.map((line) => `- ${line}`),
+          `Nothing was undone. Revert those edits first, or copy the old bytes by hand from ${join(".agent", "backups", id, "files")}.`,
+        ].join("\n"),
+      );
+    }
+
+    const result: UndoResult = { runId: id, restored: [], removed: [], alreadyUndone: [] };
+    for (const plan of plans as Plan[]) {
+      const target = join(root, plan.change.path);
+      if (plan.action === "restore" && plan.bytes) {
+        await commitWrite(await stageWrite(target, plan.bytes, await currentMode(target)));
+        result.restored.push(plan.change.path);
+      } else if (plan.action === "remove") {
+        await deleteFile(target);
+        result.removed.push(plan.change.path);
+      } else {
+        result.alreadyUndone.push(plan.change.path);
+      }
+    }
+    await markUndone(cwd, id, [...result.restored, ...result.removed]);
+    return result;
+  } finally {
+    await unlock();
+  }
+}
+
+// One line for the terminal.
+export function describeUndo(result: UndoResult): string {
+  const parts = [
+    result.restored.length > 0 ? `restored ${result.restored.join(", ")}` : "",
+    result.removed.length > 0 ? `removed ${result.removed.join(", ")}` : "",
+    result.alreadyUndone.length > 0 ? `already as before: ${result.alreadyUndone.join(", ")}` : "",
+  ].filter(Boolean);
+  if (result.restored.length + result.removed.length === 0) {
+    return `Nothing to undo in run ${result.runId}: ${result.alreadyUndone.join(", ")} ${result.alreadyUndone.length === 1 ? "is" : "are"} already as before the run.`;
+  }
+  return `Undid run ${result.runId}: ${parts.join("; ")}.`;
+}
+
+async function latestUndoableRun(cwd: string): Promise<string> {
+  const runs = await listRuns(cwd);
+  const candidate = runs.filter((run) => !run.undone && run.changedFiles.length > 0).at(-1);
+  if (!candidate) {
+    throw new UndoRefusedError(
+      `Nothing to undo: no run recorded in ${join(cwd, ".agent", "runs")} changed files, or all of them were undone already.`,
+    );
+  }
+  return candidate.runId;
+}
+
+async function readChanges(cwd: string, runId: string): Promise<FileChange[]> {
+  const problem = runIdProblem(runId);
+  if (problem) throw new UndoRefusedError(problem);
+  const manifestPath = join(cwd, ".agent", "backups", runId, MANIFEST_NAME);
+  let manifest: BackupManifest;
+  try {
+    manifest = JSON.parse(await readFile(manifestPath, "utf8")) as BackupManifest;
+  } catch {
+    throw new UndoRefusedError(
+      `Cannot undo run ${runId}: ${manifestPath} is missing or unreadable, so there are no backups to restore from. Check the run id (the files in .agent/runs/ are named after them).`,
+    );
+  }
+  const byPath = new Map<string, FileChange>();
+  for (const record of manifest.patches.flatMap((patch) => patch.files)) {
+    const path = safeRelative(record, manifestPath);
+    const seen = byPath.get(path);
+    // The first record holds the bytes from before the run; the last, what the run left.
+    if (seen) seen.final = record.sha256;
+    else
+      byPath.set(path, {
+        path,
+        original: record.previous_sha256,
+        backup: record.backup,
+        final: record.sha256,
+      });
+  }
+  const changes = [...byPath.values()].filter((change) => change.original !== change.final);
+  if (changes.length === 0) {
+    throw new UndoRefusedError(`Nothing to undo: run ${runId} left every file as it found it.`);
+  }
+  return changes;
+}
+
+// A run is undone once. Afterwards its files are the user's again, and comparing
+// them with what the run left would only report edits as conflicts.
+async function refuseIfUndone(cwd: string, runId: string): Promise<void> {
+  // Backups made by the command-line apply-patch have no ledger: nothing to check.
+  const ledger = await RunLedger.load(cwd, runId).catch(() => undefined);
+  const undone = ledger?.events().find((event) => event.type === "run_undone");
+  if (undone) {
+    throw new UndoRefusedError(
+      `Run ${runId} was undone already (${undone.time}); there is nothing left to undo.`,
+    );
+  }
+}
+
+// Returns the plan, or a line explaining why this file blocks the undo.
+async function planFile(cwd: string, runId: string, change: FileChange): Promise<Plan | string> {
+  const current = await currentHash(join(cwd, change.path));
+  if (current === change.original) return { change, action: "skip" };
+  if (current !== change.final) return conflictLine(change, current);
+  if (change.original === null) return { change, action: "remove" };
+
+  const backupPath = join(cwd, ".agent", "backups", runId, ...(change.backup ?? "").split("/"));
+  const bytes =
+    change.backup === null ? undefined : await readFile(backupPath).catch(() => undefined);
+  if (!bytes || sha256(bytes) !== change.original) {
+    return `${change.path}: its backup ${backupPath} is missing or does not hold the old bytes (sha256 ${change.original}).`;
+  }
+  return { change, action: "restore", bytes };
+}
+
+function conflictLine(change: FileChange, current: string | null): string {
+  if (current === null)
+    return `${change.path}: the run left it in place, but it has been deleted since.`;
+  if (change.final === null)
+    return `${change.path}: the run deleted it, but it exists again (sha256 ${current}).`;
+  return `${change.path}: the run left sha256 ${change.final}, it is now ${current}.`;
+}
+
+// A restored file keeps the permissions it has now (an executable script stays executable).
+async function currentMode(path: string): Promise<number | undefined> {
+  return stat(path).then(
+    (info) => info.mode & 0o7777,
+    () => undefined,
+  );
+}
+
+// The manifest is a file on disk like any other: never let it point outside the workspace.
+function safeRelative(record: BackupRecord, manifestPath: string): string {
+  const path = posix.normalize(record.path.replaceAll("\\", "/"));
+  if (isAbsolute(path) || path === ".." || path.startsWith("../")) {
+    throw new UndoRefusedError(
+      `${manifestPath} names "${record.path}", which is outside the workspace. Nothing was undone.`,
+    );
+  }
+  return path;
+}
+
+async function markUndone(cwd: string, runId: string, files: string[]): Promise<void> {
+  // Backups made by the command-line apply-patch have no ledger; nothing to mark.
+  const ledger = await RunLedger.load(cwd, runId).catch(() => undefined);
+  if (!ledger) return;
+  await ledger.markUndone(files);
+  await ledger.close();
+}

@@ -1,0 +1,45 @@
+import type { RunLedger } from "../ledger/run-ledger.ts";
+import type { NoteStore } from "../notes/note-store.ts";
+import type { AnyTool } from "../tools/define-tool.ts";
+import { runToolCall, type ToolCallRequest, type ToolCallResult } from "../tools/run-tool-call.ts";
+
+export interface ToolRunnerOptions {
+  tools: readonly AnyTool[];
+  cwd: string;
+  ledger: RunLedger;
+  notes: NoteStore;
+}
+
+/**
+ * Runs one tool call with the harness around it: the tools get the run's
+ * ledger (reads and writes go in, apply_patch takes its preconditions out)
+ * and notebook, and every call is logged with its outcome, which the result's
+ * `ok` then states honestly. A call the user stopped is logged too, before the
+ * abort travels on.
+ */
+export function createToolRunner(options: ToolRunnerOptions) {
+  const { ledger, notes, cwd } = options;
+  return async (call: ToolCallRequest, signal: AbortSignal): Promise<ToolCallResult> => {
+    let result: ToolCallResult;
+    try {
+      result = await runToolCall(options.tools, call, { cwd, signal, ledger, notes });
+    } catch (error) {
+      await ledger.recordToolCall({
+        tool: call.function.name,
+        callId: call.id,
+        outcome: "error",
+        code: "aborted",
+      });
+      throw error;
+    }
+    // A tool that returned did not necessarily work: a patch that failed is
+    // returned, not thrown, and its result's ok and code say so.
+    await ledger.recordToolCall({
+      tool: call.function.name,
+      callId: call.id,
+      outcome: result.ok ? "ok" : "error",
+      code: result.code,
+    });
+    return result;
+  };
+}

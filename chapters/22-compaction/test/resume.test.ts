@@ -1,0 +1,193 @@
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { prepareResume } from "../src/compaction/resume-run.ts";
+import { sha256 } from "../src/fs/file-hash.ts";
+import { RunLedger, RUNS_DIR } from "../src/ledger/run-ledger.ts";
+import { parseCommandLine, UsageError } from "../src/loop/cli-args.ts";
+import { planEvent, recordEvent } from "./compaction-fixtures.ts";
+import { loopFixture } from "./loop-harness.ts";
+
+let workspace: string;
+beforeEach(async () => {
+  workspace = await mkdtemp(join(tmpdir(), "resume-"));
+  await mkdir(join(workspace, "src"));
+  await writeFile(join(workspace, "src/cart.mjs"), "cart v1\n");
+  await writeFile(join(workspace, "src/format.mjs"), "format v1\n");
+  await writeFile(join(workspace, "README.md"), "readme\n");
+});
+afterEach(async () => {
+  await rm(workspace, { recursive: true, force: true });
+});
+
+/** A run that read three files, wrote one, planned three steps, and stopped on its budget. */
+async function stoppedRun(): Promise<RunLedger> {
+  const ledger = await RunLedger.open(workspace, { task: "Fix the coupon.", model: "m" });
+  await ledger.recordRead("src/cart.mjs", sha256("cart v1\n"), { full: true });
+  await ledger.recordRead("src/format.mjs", sha256("format v1\n"), { full: true });
+  await ledger.recordRead("README.md", sha256("readme\n"), { full: false });
+  await writeFile(join(workspace, "src/cart.mjs"), "cart v2\n");
+  await ledger.recordWrite("src/cart.mjs", {
+    before: sha256("cart v1\n"),
+    after: sha256("cart v2\n"),
+  });
+  await recordEvent(
+    ledger,
+    planEvent([
+      ["Read the cart", "done"],
+      ["Fix total()", "done"],
+      ["Run the check", "pending"],
+      ["Update the README", "pending"],
+    ]),
+  );
+  await ledger.finish("budget");
+  return ledger;
+}
+
+describe("resume", () => {
+  test("the new run's message: the facts, what changed on disk since, and the first open step", async () => {
+    const run = await stoppedRun();
+    await writeFile(join(workspace, "src/cart.mjs"), "cart v3, edited by hand\n");
+    await unlink(join(workspace, "src/format.mjs"));
+    const resumption = await prepareResume(workspace);
+    expect(resumption.runId).toBe(run.runId);
+    expect(resumption.task).toBe("Fix the coupon.");
+    expect(resumption.message).toBe(
+      [
+        `[Resuming run ${run.runId} (it ended: budget). This is a new run: files read in the old run must be read again before you patch them.]`,
+        "Task: Fix the coupon.",
+        "Files read (sha256 of the bytes read):",
+        `- src/cart.mjs ${sha256("cart v1\n").slice(0, 12)} (full)`,
+        `- src/format.mjs ${sha256("format v1\n").slice(0, 12)} (full)`,
+        `- README.md ${sha256("readme\n").slice(0, 12)} (partial)`,
+        "Files written:",
+        "- src/cart.mjs: changed",
+        "Plan:",
+        "- [done] Read the cart",
+        "- [done] Fix total()",
+        "- [pending] Run the check",
+        "- [pending] Update the README",
+        "Files changed on disk since the run last saw them:",
+        "- src/cart.mjs: changed",
+        "- src/format.mjs: deleted",
+        'Continue the plan from the first open step: "Run the check" (pending).',
+      ].join("\n"),
+    );
+  });
+
+  test("nothing changed on disk, no plan: it says so", async () => {
+    const ledger = await RunLedger.open(workspace, { task: "Explain the cart.", model: "m" });
+    await ledger.recordRead("src/cart.mjs", sha256("cart v1\n"), { full: true });
+    await ledger.close(); // a crash: no run_end, and its process (this one) is not another run
+    const { message } = await prepareResume(workspace, ledger.runId);
+    expect(message).toContain("(it stopped without a run_end)");
+    expect(message).toContain("Files changed on disk since the run last saw them: none.");
+    expect(message.split("\n").at(-1)).toBe(
+      "Continue the task from where the run stopped; check first what is already done.",
+    );
+  });
+
+  test("a resumed run's facts begin in the run it resumed", async () => {
+    const first = await stoppedRun();
+    const second = await RunLedger.open(workspace, {
+      task: "Fix the coupon.",
+      model: "m",
+      resumes: first.runId,
+    });
+    await recordEvent(
+      second,
+      planEvent([
+        ["Run the check", "done"],
+        ["Update the README", "in_progress"],
+      ]),
+    );
+    await second.finish("aborted");
+    const { message, task } = await prepareResume(workspace);
+    expect(task).toBe("Fix the coupon.");
+    expect(message).toContain("- src/cart.mjs: changed"); // written in the first run
+    expect(message).toContain(
+      'Continue the plan from the first open step: "Update the README" (in_progress).',
+    );
+  });
+
+  test("refuses an unknown run, listing the recent ones", async () => {
+    const run = await stoppedRun();
+    await expect(prepareResume(workspace, "20990101-000000-abcdef")).rejects.toThrow(
+      `No run "20990101-000000-abcdef" in ${join(workspace, RUNS_DIR)}. Recent runs:\n- ${run.runId} (budget): Fix the coupon.`,
+    );
+    const empty = await mkdtemp(join(tmpdir(), "resume-empty-"));
+    await expect(prepareResume(empty)).rejects.toThrow(
+      `Nothing to resume: no run is recorded in ${join(empty, RUNS_DIR)}.`,
+    );
+    await rm(empty, { recursive: true });
+  });
+
+  test("refuses an undone run", async () => {
+    const run = await stoppedRun();
+    const loaded = await RunLedger.load(workspace, run.runId);
+    await loaded.markUndone(["src/cart.mjs"]);
+    await loaded.close();
+    await expect(prepareResume(workspace, run.runId)).rejects.toThrow(
+      `Run ${run.runId} was undone: its changes are gone, so there is nothing to continue. Start a new task instead.`,
+    );
+  });
+
+  test("refuses a run that is still running in another process", async () => {
+    const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
+    try {
+      const runId = "20250131-142501-3f9a1c";
+      await mkdir(join(workspace, RUNS_DIR), { recursive: true });
+      const start = {
+        type: "run_start",
+        time: "t",
+        run_id: runId,
+        task: "x",
+        model: "m",
+        cwd: workspace,
+        pid: child.pid,
+      };
+      await writeFile(join(workspace, RUNS_DIR, `${runId}.jsonl`), JSON.stringify(start) + "\n");
+      await expect(prepareResume(workspace, runId)).rejects.toThrow(
+        `Run ${runId} is still running (process ${child.pid}). Wait for it to end, or stop it with Ctrl-C, then resume it.`,
+      );
+    } finally {
+      child.kill();
+    }
+  });
+
+  test("the command line: resume [RUN_ID] with the run's options", () => {
+    expect(parseCommandLine(["resume", "--repo", "w", "--yes"])).toMatchObject({
+      kind: "run",
+      repo: "w",
+      yes: true,
+      task: undefined,
+      resume: { runId: undefined },
+    });
+    expect(parseCommandLine(["resume", "20250131-142501-3f9a1c"])).toMatchObject({
+      resume: { runId: "20250131-142501-3f9a1c" },
+    });
+    expect(() => parseCommandLine(["resume", "the", "work"])).toThrow(UsageError);
+    expect(parseCommandLine(["fix it"])).toMatchObject({ task: "fix it", resume: undefined });
+  });
+
+  test("the new run records which run it resumes and sends the message instead of the task", async () => {
+    const loop = await loopFixture("fix-bug");
+    try {
+      const run = await loop.run({
+        resume: { runId: "20250131-142501-3f9a1c", message: "[Resuming run …]" },
+      });
+      expect(run.ledger.start).toMatchObject({
+        task: "The total with a coupon is wrong. Find the bug and fix it.",
+        resumes: "20250131-142501-3f9a1c",
+      });
+      expect(loop.offline.requests[0]!.messages.at(-1)).toMatchObject({
+        role: "user",
+        content: "[Resuming run …]",
+      });
+    } finally {
+      await loop.close();
+    }
+  });
+});

@@ -1,0 +1,157 @@
+import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { sha256 } from "../src/fs/file-hash.ts";
+import type { SkillLoadedEvent } from "../src/ledger/ledger-events.ts";
+import { RunLedger } from "../src/ledger/run-ledger.ts";
+import { summaryLines } from "../src/loop/run-summary.ts";
+import { discoverSkills, type Skill } from "../src/skills/discover-skills.ts";
+import { loadSkillTool } from "../src/tools/load-skill-tool.ts";
+import { runToolCall, type ToolCallResult } from "../src/tools/run-tool-call.ts";
+import { skillText, useSkillFolders, writeSkill } from "./skills-fixtures.ts";
+
+const folders = useSkillFolders();
+let ledger: RunLedger | undefined;
+afterEach(async () => {
+  await ledger?.close();
+  ledger = undefined;
+});
+
+const RUN_CHECKS = skillText(
+  "name: run-checks\ndescription: How the checks run.",
+  "Run `node check.mjs`; see reference.md.",
+);
+
+/** The workspace's run-checks skill with two files beside it, and a home skill. */
+async function setUp(): Promise<Skill[]> {
+  await writeSkill(folders.workspace, ".agents/skills", "run-checks", RUN_CHECKS);
+  const dir = join(folders.workspace, ".agents/skills/run-checks");
+  await writeFile(join(dir, "reference.md"), "Exit code 1 means a check failed.\n");
+  await mkdir(join(dir, "scripts"));
+  await writeFile(join(dir, "scripts/rerun.sh"), "node check.mjs\n");
+  await writeSkill(folders.home, ".claude/skills", "commit-style");
+  const found = await discoverSkills(folders.workspace, { home: folders.home });
+  ledger = await RunLedger.open(folders.workspace, { task: "t", model: "m" });
+  return found.skills;
+}
+
+function load(skills: Skill[], name: string): Promise<ToolCallResult> {
+  return runToolCall(
+    [loadSkillTool(skills)],
+    { id: "call_1", function: { name: "load_skill", arguments: JSON.stringify({ name }) } },
+    { cwd: folders.workspace, signal: new AbortController().signal, ledger },
+  );
+}
+
+function loaded(): Omit<SkillLoadedEvent, "time">[] {
+  return ledger!
+    .events()
+    .filter((event): event is SkillLoadedEvent => event.type === "skill_loaded")
+    .map(({ time: _time, ...event }) => event);
+}
+
+describe("load_skill", () => {
+  it("returns the instructions without front matter, where they are, and the files beside them", async () => {
+    const result = await load(await setUp(), "run-checks");
+    expect(result.ok).toBe(true);
+    expect(result.content).toBe(
+      "Skill run-checks (.agents/skills/run-checks/SKILL.md). Its own files are in .agents/skills/run-checks/.\n\n" +
+        "Run `node check.mjs`; see reference.md.\n\n" +
+        'Files beside it (load one with "run-checks/<file>"): reference.md, scripts/rerun.sh',
+    );
+  });
+
+  it("records the load in the ledger with the hash of the SKILL.md read", async () => {
+    await load(await setUp(), "run-checks");
+    expect(loaded()).toEqual([
+      {
+        type: "skill_loaded",
+        name: "run-checks",
+        path: ".agents/skills/run-checks/SKILL.md",
+        sha256: sha256(RUN_CHECKS),
+      },
+    ]);
+    // And a replayed ledger reads it back.
+    await ledger!.close();
+    const replayed = await RunLedger.load(folders.workspace, ledger!.runId);
+    expect(replayed.events().some((event) => event.type === "skill_loaded")).toBe(true);
+  });
+
+  it("loads a skill from the home folder, which read_file cannot reach", async () => {
+    const result = await load(await setUp(), "commit-style");
+    expect(result.content).toContain("Skill commit-style (~/.claude/skills/commit-style/SKILL.md)");
+    expect(loaded()[0]?.path).toBe("~/.claude/skills/commit-style/SKILL.md");
+  });
+
+  it("loads a file beside the skill as name/file, and records its hash", async () => {
+    const result = await load(await setUp(), "run-checks/scripts/rerun.sh");
+    expect(result).toMatchObject({
+      ok: true,
+      content:
+        ".agents/skills/run-checks/scripts/rerun.sh (a file of skill run-checks):\n\nnode check.mjs\n",
+    });
+    expect(loaded()).toEqual([
+      {
+        type: "skill_loaded",
+        name: "run-checks",
+        path: ".agents/skills/run-checks/scripts/rerun.sh",
+        sha256: sha256("node check.mjs\n"),
+      },
+    ]);
+  });
+
+  it("answers an unknown name with every skill's name", async () => {
+    const result = await load(await setUp(), "deploy");
+    expect(result).toMatchObject({ ok: false, code: "unknown_skill" });
+    expect(result.content).toBe(
+      'Error [unknown_skill]: There is no skill "deploy". The skills are: run-checks, commit-style.\n' +
+        "Hint: Call load_skill again with one of those names.",
+    );
+    expect(loaded()).toEqual([]);
+  });
+
+  it("refuses a file outside the skill's folder, by path or through a symlink", async () => {
+    const skills = await setUp();
+    await writeFile(join(folders.workspace, "secret.txt"), "not for skills\n");
+    await symlink(
+      join(folders.workspace, "secret.txt"),
+      join(folders.workspace, ".agents/skills/run-checks/link.txt"),
+    );
+    for (const name of ["run-checks/../../../secret.txt", "run-checks/link.txt", "run-checks/"]) {
+      const file = name.slice("run-checks/".length);
+      expect((await load(skills, name)).content).toBe(
+        `Error [not_in_skill]: run-checks has no file "${file}" in its folder.\n` +
+          'Hint: Call load_skill with "run-checks" to see its files, and name one of those.',
+      );
+    }
+    expect((await load(skills, "run-checks/missing.md")).code).toBe("not_in_skill");
+    expect(loaded()).toEqual([]);
+  });
+
+  it("refuses a file of secrets and a folder", async () => {
+    const skills = await setUp();
+    await writeFile(join(folders.workspace, ".agents/skills/run-checks/.env"), "KEY=1\n");
+    expect((await load(skills, "run-checks/.env")).code).toBe("secret_file");
+    expect((await load(skills, "run-checks/scripts")).content).toBe(
+      "Error [not_loadable]: .agents/skills/run-checks/scripts is not a regular file of at most 32768 bytes.\n" +
+        "Hint: Continue without it, or ask the user what it says.",
+    );
+  });
+});
+
+describe("the run summary", () => {
+  it("names each skill loaded once", async () => {
+    const skills = await setUp();
+    await load(skills, "run-checks");
+    await load(skills, "run-checks/reference.md");
+    await load(skills, "commit-style");
+    const lines = summaryLines({ reason: "done", message: null }, ledger!, []);
+    expect(lines).toContain("skills loaded: run-checks, commit-style");
+  });
+
+  it("says nothing of skills when none was loaded", async () => {
+    await setUp();
+    const lines = summaryLines({ reason: "done", message: null }, ledger!, []);
+    expect(lines.some((line) => line.startsWith("skills"))).toBe(false);
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { countTextTokens, countToolTokens } from "../src/context/token-counter.ts";
+import { agentTools } from "../src/loop/agent-tools.ts";
+import { printPrompt } from "../src/prompts/print-prompt.ts";
+import { buildSystemPrompt } from "../src/prompts/system-prompt.ts";
+import { discoverSkills } from "../src/skills/discover-skills.ts";
+import { formatSkills, SKILLS_MAX_TOKENS } from "../src/skills/skills-section.ts";
+import { toOpenAITool } from "../src/tools/define-tool.ts";
+import { loadSkillTool } from "../src/tools/load-skill-tool.ts";
+import { useSkillFolders, writeSkill } from "./skills-fixtures.ts";
+
+const folders = useSkillFolders();
+const fixed = { now: new Date(2025, 0, 15, 12, 0, 0), platform: "linux", git: async () => "" };
+const never = async () => "no_terminal" as const;
+
+describe("the skills in the system prompt", () => {
+  it("lists each skill's name and description, and how to load one", async () => {
+    const section = formatSkills([
+      { name: "run-checks", description: "How the checks run.\nUse it before you run them." },
+      { name: "release-notes", description: "The team's rule for release notes." },
+    ]);
+    expect(section).toBe(
+      "# Skills\n\n" +
+        "Skills are procedures written down for particular tasks. When your task matches a skill's " +
+        "description, call `load_skill` with its name before you start, and follow it. " +
+        '`load_skill` with "name/file" loads a file beside the skill.\n\n' +
+        "- run-checks: How the checks run. Use it before you run them.\n" +
+        "- release-notes: The team's rule for release notes.",
+    );
+  });
+
+  it(`stays within ${SKILLS_MAX_TOKENS} tokens however many skills there are, and counts the rest`, () => {
+    const skills = Array.from({ length: 60 }, (_, n) => ({
+      name: `skill-${n}`,
+      description: `Use it when the task is about part ${n} of the shop's checkout and its receipts.`,
+    }));
+    const section = formatSkills(skills)!;
+    expect(countTextTokens(section)).toBeLessThanOrEqual(SKILLS_MAX_TOKENS);
+    const listed = section.split("\n").filter((line) => line.startsWith("- skill-")).length;
+    expect(listed).toBeGreaterThan(5);
+    expect(section.split("\n").at(-1)).toBe(
+      `(${60 - listed} more skills are not listed here, to keep this prompt short: \`load_skill\` with a name it does not know answers with every name.)`,
+    );
+    // The skills that are listed are the first ones found: the workspace's come first.
+    expect(section).toContain("- skill-0: ");
+  });
+
+  it("names the skills of the workspace after AGENTS.md, at the end of the prompt", async () => {
+    await writeSkill(folders.workspace, ".agents/skills", "run-checks");
+    const { skills } = await discoverSkills(folders.workspace);
+    const prompt = await buildSystemPrompt(folders.workspace, { ...fixed, skills });
+    expect(prompt.endsWith("\n- run-checks: Use it for run-checks.\n")).toBe(true);
+  });
+
+  it("has no skills section, and the agent no load_skill, when there are no skills", async () => {
+    const { skills } = await discoverSkills(folders.workspace, { home: folders.home });
+    expect(skills).toEqual([]);
+    const prompt = await buildSystemPrompt(folders.workspace, { ...fixed, skills });
+    expect(prompt).toBe(await buildSystemPrompt(folders.workspace, fixed));
+    expect(prompt).not.toContain("# Skills");
+    expect(agentTools(never, undefined, skills).map((tool) => tool.name)).not.toContain(
+      "load_skill",
+    );
+  });
+});
+
+describe("load_skill's cost", () => {
+  it("is at most 45 tokens, sent with every request of a run that has skills", async () => {
+    expect(countToolTokens([toOpenAITool(loadSkillTool([]))])).toBeLessThanOrEqual(45);
+
+    await writeSkill(folders.workspace, ".agents/skills", "run-checks");
+    const { skills } = await discoverSkills(folders.workspace);
+    let printed = "";
+    await printPrompt(
+      folders.workspace,
+      { ...fixed, skills, tools: agentTools(never, undefined, skills) },
+      { write: (text: string) => (printed += text) },
+    );
+    expect(printed).toMatch(/ load_skill (\d+)\) --/);
+    expect(Number(/ load_skill (\d+)\) --/.exec(printed)?.[1])).toBeLessThanOrEqual(45);
+  });
+});

@@ -1,0 +1,239 @@
+import { createHash } from "node:crypto";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { CommandOutcome } from "../src/commands/run-command.ts";
+import { trackCommand } from "../src/commands/track-command.ts";
+import { RunLedger } from "../src/ledger/run-ledger.ts";
+import { undoRun } from "../src/ledger/undo.ts";
+import { applyPatchTool } from "../src/tools/apply-patch-tool.ts";
+import { readFileTool } from "../src/tools/read-file.ts";
+import { runToolCall } from "../src/tools/run-tool-call.ts";
+import { useTempWorkspace } from "./tool-test-workspace.ts";
+
+const workspace = useTempWorkspace();
+const hashOf = (text: string) => createHash("sha256").update(text).digest("hex");
+const CART = "export function total(a, b) {\n  return a - b;\n}\n";
+const FORMATTED = "export function total(a, b) {\n  return a - b;\n}\n\n";
+const FIX_PATCH =
+  "*** Begin Patch\n*** Update File: src/cart.mjs\n@@ export function total(a, b) {\n-  return a - b;\n+  return a + b;\n*** End Patch\n";
+
+const at = (relPath: string) => path.join(workspace.root(), relPath);
+const onDisk = (relPath: string) => readFile(at(relPath), "utf8");
+async function put(relPath: string, text: string): Promise<void> {
+  await mkdir(path.dirname(at(relPath)), { recursive: true });
+  await writeFile(at(relPath), text);
+}
+
+const opened: RunLedger[] = [];
+async function openLedger(): Promise<RunLedger> {
+  const ledger = await RunLedger.open(workspace.root(), { task: "Fix the total", model: "test" });
+  opened.push(ledger);
+  return ledger;
+}
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((ledger) => ledger.close()));
+});
+
+/** A "command" that does `work` to the workspace and exits 0, as runCommand would report it. */
+function fakeCommand(work: () => Promise<void>): () => Promise<CommandOutcome> {
+  return async () => {
+    await work();
+    return {
+      exitCode: 0,
+      signal: null,
+      timedOut: false,
+      aborted: false,
+      durationMs: 12,
+      output: "ok\n",
+    };
+  };
+}
+
+async function call(ledger: RunLedger, name: string, args: object) {
+  const context = { ...workspace.context(), ledger };
+  return runToolCall(
+    [readFileTool, applyPatchTool],
+    { id: "c", function: { name, arguments: JSON.stringify(args) } },
+    context,
+  );
+}
+
+// A command that formats one file, deletes one and creates one.
+async function formatDeleteCreate(ledger: RunLedger) {
+  return trackCommand(
+    ledger,
+    workspace.root(),
+    "node fmt.mjs",
+    fakeCommand(async () => {
+      await put("src/cart.mjs", FORMATTED);
+      await rm(at("old.txt"));
+      await put("new.txt", "new\n");
+    }),
+    "none",
+  );
+}
+
+describe("trackCommand", () => {
+  it("records the command and its changes, with hashes, in the ledger file", async () => {
+    await put("src/cart.mjs", CART);
+    await put("old.txt", "old\n");
+    const ledger = await openLedger();
+    const tracked = await formatDeleteCreate(ledger);
+
+    const changes = [
+      { path: "new.txt", status: "created", before: null, after: hashOf("new\n") },
+      { path: "old.txt", status: "deleted", before: hashOf("old\n"), after: null },
+      { path: "src/cart.mjs", status: "changed", before: hashOf(CART), after: hashOf(FORMATTED) },
+    ];
+    expect(tracked).toMatchObject({ outcome: { exitCode: 0 }, changes, skipped: 0 });
+    const lines = (await readFile(ledger.path, "utf8")).trimEnd().split("\n");
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({
+      type: "command",
+      n: 1,
+      command: "node fmt.mjs",
+      exit_code: 0,
+      signal: null,
+      timed_out: false,
+      aborted: false,
+      duration_ms: 12,
+      output: "ok\n",
+      sandbox: "none",
+      changes,
+      skipped: 0,
+    });
+    expect(ledger.changedFiles()).toEqual([
+      { path: "new.txt", status: "added", before_sha256: undefined, after_sha256: hashOf("new\n") },
+      {
+        path: "old.txt",
+        status: "deleted",
+        before_sha256: hashOf("old\n"),
+        after_sha256: undefined,
+      },
+      {
+        path: "src/cart.mjs",
+        status: "modified",
+        before_sha256: hashOf(CART),
+        after_sha256: hashOf(FORMATTED),
+      },
+    ]);
+    // A second command is number 2, and a replayed ledger knows both.
+    await trackCommand(
+      ledger,
+      workspace.root(),
+      "true",
+      fakeCommand(async () => {}),
+      "none",
+    );
+    await ledger.close();
+    const loaded = await RunLedger.load(workspace.root(), ledger.runId);
+    expect(
+      loaded
+        .events()
+        .filter((event) => event.type === "command")
+        .map((e) => e.n),
+    ).toEqual([1, 2]);
+    expect(loaded.changedByCommand("src/cart.mjs")).toEqual({ n: 1, command: "node fmt.mjs" });
+  });
+});
+
+describe("apply_patch after a command", () => {
+  it("refuses a file a command changed after the model read it, naming the command, until it is read again", async () => {
+    await put("src/cart.mjs", CART);
+    await put("old.txt", "old\n");
+    const ledger = await openLedger();
+    await call(ledger, "read_file", { path: "src/cart.mjs" });
+    expect(ledger.lastKnownHash("src/cart.mjs")).toBe(hashOf(CART));
+    await formatDeleteCreate(ledger);
+    expect(ledger.lastKnownHash("src/cart.mjs")).toBeUndefined();
+    expect(ledger.changedByCommand("src/cart.mjs")).toEqual({ n: 1, command: "node fmt.mjs" });
+
+    const refused = await call(ledger, "apply_patch", { patch: FIX_PATCH });
+    expect(refused.ok).toBe(false);
+    expect(refused.code).toBe("not_read");
+    const result = JSON.parse(refused.content.split("\n")[1]!) as { failures: object[] };
+    expect(result.failures).toEqual([
+      {
+        path: "src/cart.mjs",
+        code: "not_read",
+        message:
+          "src/cart.mjs was changed by command 1 (`node fmt.mjs`) and has not been read in full since; read it again before patching it.",
+        hint: "Read src/cart.mjs with read_file first, then send the patch again.",
+      },
+    ]);
+    expect(await onDisk("src/cart.mjs")).toBe(FORMATTED);
+
+    await call(ledger, "read_file", { path: "src/cart.mjs" });
+    expect((await call(ledger, "apply_patch", { patch: FIX_PATCH })).ok).toBe(true);
+    expect(await onDisk("src/cart.mjs")).toBe(FORMATTED.replace("a - b", "a + b"));
+    // The agent's own write is the last change now: no command to name any more.
+    expect(ledger.changedByCommand("src/cart.mjs")).toBeUndefined();
+  });
+});
+
+describe("undo after a command", () => {
+  it("restores a changed file, brings back a deleted one and removes a created one", async () => {
+    await put("src/cart.mjs", CART);
+    await put("old.txt", "old\n");
+    const ledger = await openLedger();
+    await formatDeleteCreate(ledger);
+    await ledger.finish("done");
+
+    const result = await undoRun(workspace.root(), ledger.runId);
+    expect(result).toMatchObject({
+      restored: ["old.txt", "src/cart.mjs"],
+      removed: ["new.txt"],
+    });
+    expect(await onDisk("src/cart.mjs")).toBe(CART);
+    expect(await onDisk("old.txt")).toBe("old\n");
+    await expect(onDisk("new.txt")).rejects.toThrow(/ENOENT/);
+  });
+
+  it("never removes a file that a changed .gitignore only stopped ignoring", async () => {
+    await put(".gitignore", "local.json\n");
+    await put("local.json", '{ "mine": true }\n');
+    const ledger = await openLedger();
+    const { changes } = await trackCommand(
+      ledger,
+      workspace.root(),
+      "node tidy.mjs",
+      fakeCommand(() => put(".gitignore", "dist/\n")),
+      "none",
+    );
+    // local.json was there all along: only .gitignore is the command's change.
+    expect(changes.map((change) => change.path)).toEqual([".gitignore"]);
+    await ledger.finish("done");
+    await undoRun(workspace.root(), ledger.runId);
+    expect(await onDisk("local.json")).toBe('{ "mine": true }\n');
+    expect(await onDisk(".gitignore")).toBe("local.json\n");
+  });
+
+  it("restores the bytes from before the run when a patch came first", async () => {
+    await put("src/cart.mjs", CART);
+    await put("old.txt", "old\n");
+    const ledger = await openLedger();
+    await call(ledger, "read_file", { path: "src/cart.mjs" });
+    await call(ledger, "apply_patch", { patch: FIX_PATCH });
+    await formatDeleteCreate(ledger);
+    await ledger.finish("done");
+
+    await undoRun(workspace.root(), ledger.runId);
+    expect(await onDisk("src/cart.mjs")).toBe(CART);
+  });
+
+  it("refuses, writing nothing, when the user edited a file the command changed", async () => {
+    await put("src/cart.mjs", CART);
+    await put("old.txt", "old\n");
+    const ledger = await openLedger();
+    await formatDeleteCreate(ledger);
+    await ledger.finish("done");
+    await put("src/cart.mjs", "// mine\n");
+
+    await expect(undoRun(workspace.root(), ledger.runId)).rejects.toThrow(
+      `src/cart.mjs: the run left sha256 ${hashOf(FORMATTED)}, it is now ${hashOf("// mine\n")}.`,
+    );
+    expect(await onDisk("src/cart.mjs")).toBe("// mine\n");
+    await expect(onDisk("old.txt")).rejects.toThrow(/ENOENT/);
+    expect(await onDisk("new.txt")).toBe("new\n");
+  });
+});
