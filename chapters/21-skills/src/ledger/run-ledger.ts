@@ -5,7 +5,7 @@ import { newRunId } from "../fs/run-id.ts";
 import { JsonlAppender, readJsonl } from "./jsonl-file.ts";
 import { LedgerEvent } from "./ledger-events.ts";
 import type { CommandEvent, RunEndEvent, RunStartEvent, TokenUsage } from "./ledger-events.ts";
-import type { PlanStep } from "../plan/plan.ts";
+import type { PlanEvent } from "./ledger-events.ts";
 import type { SkillLoadedEvent } from "./ledger-events.ts";
 
 // The RunLedger is the harness's record of one run: what the agent read,
@@ -63,7 +63,7 @@ export class RunLedger {
   private writer?: JsonlAppender;
   private mutationRevision = 0;
   private commands = 0;
-  private latestPlan?: PlanStep[];
+  private latestPlan?: PlanEvent["steps"];
   private torn = false;
 
   private constructor(cwd: string, runId: string) {
@@ -204,7 +204,7 @@ export class RunLedger {
   }
 
   // The model's whole plan, as it sent it (update_plan checked the rules first).
-  recordPlan(steps: readonly PlanStep[]): Promise<void> {
+  recordPlan(steps: Readonly<PlanEvent["steps"]>): Promise<void> {
     return this.record({ type: "plan", time: now(), steps: [...steps] });
   }
 
@@ -248,7 +248,7 @@ export class RunLedger {
   }
 
   // The plan as the model last sent it; undefined when it sent none.
-  plan(): PlanStep[] | undefined {
+  plan(): PlanEvent["steps"] | undefined {
     return this.latestPlan && [...this.latestPlan];
   }
 
