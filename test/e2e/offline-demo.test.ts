@@ -28,7 +28,10 @@ it("pnpm start with no model configured fixes a scratch copy of the demo reposit
   expect(out).toContain("── scripted demo (offline model, no AI) ──");
   expect(out).toContain("before: node check.mjs → fails");
   expect(out).toContain("→ apply_patch  Patch applied: M src/cart.mjs.");
-  expect(out).toContain("result: done\nchanged files: M src/cart.mjs\n");
+  // The newest chapter's demo keeps a plan (chapter 20) and loads the demo repository's skill (21).
+  expect(out).toContain("result: done\nplan: 3 of 3 done\nchanged files: M src/cart.mjs\n");
+  expect(out).toContain('→ load_skill name="run-checks"  ok');
+  expect(out).toContain("skills loaded: run-checks\n");
   expect(out).toContain("check: node check.mjs → all checks passed (7)\n");
 
   const workspace = /workspace: (\S+) \(scratch copy of the demo repository\)/.exec(out)?.[1];
