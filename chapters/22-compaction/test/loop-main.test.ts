@@ -102,6 +102,8 @@ describe("chapter 16 command line", () => {
     expect(out).toContain("→ apply_patch  Patch applied: M src/cart.mjs.");
     expect(out).toContain("+  const goods = Math.max(0, subtotal(items) - couponCents);\n");
     expect(out).toContain("→ update_plan  3 of 3 done\n");
+    expect(out).toContain('→ load_skill name="run-checks"  ok\n');
+    expect(out).toContain("skills loaded: run-checks\n");
     expect(out).toContain("result: done\nplan: 3 of 3 done\nchanged files: M src/cart.mjs\n");
     expect(out).toContain("check: node check.mjs → all checks passed (7)\n");
     const scratch = /workspace: (\S+) \(scratch copy of the demo repository\)/.exec(out)?.[1];
