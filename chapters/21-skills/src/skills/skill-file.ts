@@ -67,7 +67,7 @@ export function parseSkillFile(text: string, folder: string): SkillText {
 function parseFields(yaml: string): Record<string, unknown> {
   let value: unknown;
   try {
-    value = parse(yaml, { logLevel: "error" }); // a warning (an unknown tag) is no reason to stop
+    value = parse(yaml, { logLevel: "error" }); // an unknown tag only warns, and warnings never stop the parse: keep them off the terminal
   } catch (error) {
     // The parser's first line names the problem and where ("... at line 2, column 14:"); the
     // rest draws the line again.
