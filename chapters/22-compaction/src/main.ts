@@ -117,7 +117,8 @@ export async function main(argv: string[]): Promise<number> {
   };
   try {
     if (resumption) {
-      ui.notice(`resuming run ${resumption.runId}: ${resumption.task}`);
+      // The person sees what the new run is told: its conversation starts from this message alone.
+      ui.notice(`resuming run ${resumption.runId} with:\n${resumption.message}`);
       return (await runOneShot({ ...shared, task: resumption.task, resume: resumption })).code;
     }
     if (command.task !== undefined) {

@@ -1,5 +1,5 @@
 // Test helpers for chapter 22: ledger events as a run would leave them, including the plan and
-// skill events that chapters 20 and 21 record (this chapter has no tool that writes them yet).
+// skill events that chapters 20 and 21 record, written directly instead of through their tools.
 import type { LedgerEvent } from "../src/ledger/ledger-events.ts";
 import type { RunLedger } from "../src/ledger/run-ledger.ts";
 

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseScript } from "@build-agent/shared/offline-model";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { prepareResume } from "../src/compaction/resume-run.ts";
 import { sha256 } from "../src/fs/file-hash.ts";
@@ -170,6 +171,40 @@ describe("resume", () => {
     });
     expect(() => parseCommandLine(["resume", "the", "work"])).toThrow(UsageError);
     expect(parseCommandLine(["fix it"])).toMatchObject({ task: "fix it", resume: undefined });
+  });
+
+  test("the new run starts from the old run's plan, so its reminders go on", async () => {
+    const stopped = await stoppedRun();
+    const { plan, ...resume } = await prepareResume(workspace);
+    // A model that answers at once, as if the task were done: the old plan's open steps say it is not.
+    const answersAtOnce = parseScript(
+      {
+        name: "answers-at-once",
+        description: "Scripted test (offline model, no AI): answers without doing anything.",
+        steps: [{ reply: { content: "Done." } }],
+        repeatLastStep: true,
+      },
+      "resume.test.ts",
+    );
+    const loop = await loopFixture(answersAtOnce);
+    try {
+      const run = await loop.run({ resume: { ...resume, plan } });
+      const events = run.ledger.events();
+      expect(events[0]).toMatchObject({ type: "run_start", resumes: stopped.runId });
+      expect(events[1]).toMatchObject({ type: "plan", steps: plan });
+      expect(events.filter((e) => e.type === "plan_reminder")).toEqual([
+        expect.objectContaining({ open: ["Run the check", "Update the README"] }),
+        expect.objectContaining({ open: ["Run the check", "Update the README"] }),
+      ]);
+      expect(loop.offline.requests[1]!.messages.at(-1)).toMatchObject({
+        role: "user",
+        content: expect.stringMatching(
+          /^Your plan still has 2 open steps:\n- Run the check \(pending\)/,
+        ),
+      });
+    } finally {
+      await loop.close();
+    }
   });
 
   test("the new run records which run it resumes and sends the message instead of the task", async () => {
