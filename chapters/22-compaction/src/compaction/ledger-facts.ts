@@ -20,7 +20,7 @@ export function ledgerFacts(events: readonly LedgerEvent[]): string {
   ].join("\n");
 }
 
-/** The first 12 hex digits: enough to tell versions apart in a summary, 5 tokens instead of 40. */
+/** The first 12 hex digits: enough to tell versions apart in a summary, 5 to 8 tokens instead of 33 to 39. */
 export function shortHash(hash: string): string {
   return hash.slice(0, 12);
 }
