@@ -100,7 +100,7 @@ describe("finding skills", () => {
     const found = await discover();
     expect(found.skills.map((skill) => skill.shown)).toEqual([".agents/skills/deploy/SKILL.md"]);
     expect(found.problems).toEqual([
-      "skipped skill .agents/skills/loop/SKILL.md: it cannot be read (ELOOP): check its permissions",
+      "skipped skill .agents/skills/loop/SKILL.md: a symlink on its path goes round in a loop (ELOOP): fix or remove it",
     ]);
   });
 

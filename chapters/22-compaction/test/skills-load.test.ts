@@ -1,4 +1,5 @@
 import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { sha256 } from "../src/fs/file-hash.ts";
@@ -131,11 +132,70 @@ describe("load_skill", () => {
   it("refuses a file of secrets and a folder", async () => {
     const skills = await setUp();
     await writeFile(join(folders.workspace, ".agents/skills/run-checks/.env"), "KEY=1\n");
-    expect((await load(skills, "run-checks/.env")).code).toBe("secret_file");
+    expect(await load(skills, "run-checks/.env")).toMatchObject({
+      ok: false,
+      code: "secret_file",
+      content:
+        "Error [secret_file]: .agents/skills/run-checks/.env looks like a file of secrets; load_skill does not show it, because what it shows is sent to the model's provider.\n" +
+        "Hint: Continue without it.",
+    });
     expect((await load(skills, "run-checks/scripts")).content).toBe(
       "Error [not_loadable]: .agents/skills/run-checks/scripts is not a regular file of at most 32768 bytes.\n" +
         "Hint: Continue without it, or ask the user what it says.",
     );
+  });
+});
+
+describe("load_skill, when something is in the way", () => {
+  it("names a file it cannot read as the person sees it, never by its absolute path", async () => {
+    const skills = await setUp();
+    // A socket cannot be opened as a file (ENXIO), even by root, who may read any file: the same
+    // path as EACCES on a file without read permission.
+    const socket = join(folders.home, ".claude/skills/commit-style/agent.sock");
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(socket, resolve));
+    try {
+      const result = await load(skills, "commit-style/agent.sock");
+      expect(result).toMatchObject({
+        ok: false,
+        code: "io_error",
+        content:
+          "Error [io_error]: ~/.claude/skills/commit-style/agent.sock cannot be read (ENXIO).\n" +
+          "Hint: Continue without it, or ask the user to make it readable.",
+      });
+      expect(result.content).not.toContain(folders.home);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(loaded()).toEqual([]);
+  });
+
+  it("lists the files of at most 20 folders, however many a skill nests", async () => {
+    const skills = await setUp();
+    const dir = join(folders.workspace, ".agents/skills/run-checks");
+    for (let i = 0; i < 30; i += 1) await mkdir(join(dir, `f${String(i).padStart(2, "0")}`));
+    const result = await load(skills, "run-checks");
+    // The skill's folder and f00 to f18 are walked: scripts/, after them, is not.
+    expect(result.content.split("\n").at(-1)).toBe(
+      'Files beside it (load one with "run-checks/<file>"): reference.md, …',
+    );
+  });
+
+  it("fails as a bug of the harness without the run's ledger, and loads nothing off the record", async () => {
+    const skills = await setUp();
+    const result = await runToolCall(
+      [loadSkillTool(skills)],
+      {
+        id: "call_1",
+        function: { name: "load_skill", arguments: JSON.stringify({ name: "run-checks" }) },
+      },
+      { cwd: folders.workspace, signal: new AbortController().signal },
+    );
+    expect(result.code).toBeUndefined();
+    expect(result).toMatchObject({
+      ok: false,
+      content: "Error: load_skill failed: no run ledger in the tool context (a bug in the harness)",
+    });
   });
 });
 

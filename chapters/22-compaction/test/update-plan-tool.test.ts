@@ -1,7 +1,12 @@
 // The update_plan tool: what the model reads back, what the ledger keeps, and what it costs.
-import { describe, expect, it } from "vitest";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
 import { countToolTokens } from "../src/context/token-counter.ts";
 import { RunLedger } from "../src/ledger/run-ledger.ts";
+import type { Approver } from "../src/loop/approval.ts";
+import { agentTools } from "../src/loop/agent-tools.ts";
+import { runToolBatch } from "../src/loop/tool-batch.ts";
 import type { PlanStep } from "../src/plan/plan.ts";
 import { toOpenAITool } from "../src/tools/define-tool.ts";
 import { runToolCall } from "../src/tools/run-tool-call.ts";
@@ -60,17 +65,53 @@ describe("update_plan", () => {
     expect(ledger.plan()).toEqual(PLAN);
   });
 
-  it("needs the run's ledger: the plan lives there", async () => {
-    expect(await send(PLAN)).toMatchObject({
+  it("keeps each step's text trimmed", async () => {
+    const ledger = await openLedger();
+    const result = await send([{ step: "  Run the check\t", status: "pending" }], ledger);
+    await ledger.close();
+    const kept: PlanStep[] = [{ step: "Run the check", status: "pending" }];
+    expect(result).toMatchObject({ ok: true, plan: kept });
+    expect(ledger.plan()).toEqual(kept);
+  });
+
+  it("without the run's ledger fails as a bug of the harness: no code, nothing for the model to fix", async () => {
+    const result = await send(PLAN);
+    expect(result.code).toBeUndefined();
+    expect(result).toMatchObject({
       ok: false,
-      code: "io_error",
       content:
-        "Error [io_error]: update_plan needs the run's ledger.\nHint: This is a bug in the harness.",
+        "Error: update_plan failed: no run ledger in the tool context (a bug in the harness)",
     });
   });
 
-  it("changes nothing in the workspace, so it runs without approval, beside reads", () => {
-    expect(updatePlanTool.effect).toBe("read");
+  it("changes nothing in the workspace, so it runs beside a read in one batch, without approval", async () => {
+    await writeFile(join(workspace.root(), "cart.mjs"), "export const total = 1;\n");
+    const ledger = await openLedger();
+    const approver = vi.fn<Approver>(async () => "declined");
+    const tools = agentTools(approver);
+    const calls = [
+      { id: "call_read", function: { name: "read_file", arguments: '{"path":"cart.mjs"}' } },
+      {
+        id: "call_plan",
+        function: { name: "update_plan", arguments: JSON.stringify({ steps: PLAN }) },
+      },
+    ];
+    const log: string[] = [];
+    const results = await runToolBatch(calls, {
+      run: async (call) => {
+        log.push(`start ${call.function.name}`);
+        const result = await runToolCall(tools, call, { ...workspace.context(), ledger });
+        log.push(`end ${call.function.name}`);
+        return result;
+      },
+      effectOf: (name) => tools.find((tool) => tool.name === name)?.effect,
+      signal: new AbortController().signal,
+      stopReason: () => "",
+    });
+    await ledger.close();
+    expect(results.map((r) => r.ok)).toEqual([true, true]);
+    expect(log.slice(0, 2)).toEqual(["start read_file", "start update_plan"]);
+    expect(approver).not.toHaveBeenCalled();
   });
 
   it("costs 85 tokens on every request, schema and description", () => {

@@ -13,6 +13,7 @@ export interface PlanStep {
 
 export const MAX_PLAN_STEPS = 12;
 export const MAX_STEP_LENGTH = 120;
+const LINE_BREAK = /[\n\r\v\f\u0085\u2028\u2029]/;
 
 /** What is wrong with a plan, and what to send instead: the two halves of a ToolError. */
 export interface PlanProblem {
@@ -35,21 +36,30 @@ export function planProblem(steps: readonly PlanStep[]): PlanProblem | undefined
       hint: `Merge small steps into bigger ones ${again}`,
     };
   }
-  const empty = steps.findIndex((s) => s.step.trim() === "");
+  // Checked as stored: the tool keeps each step trimmed, so spaces around a step cost nothing.
+  const texts = steps.map((s) => s.step.trim());
+  const empty = texts.indexOf("");
   if (empty >= 0) {
     return {
       message: `Step ${empty + 1} has no text.`,
       hint: `Say what the step does, or leave it out, ${again}`,
     };
   }
-  const long = steps.find((s) => s.step.length > MAX_STEP_LENGTH);
-  if (long) {
+  // A step is one line on the terminal, in the reminder and in the report; a break would split it.
+  const broken = texts.findIndex((text) => LINE_BREAK.test(text));
+  if (broken >= 0) {
     return {
-      message: `Step ${steps.indexOf(long) + 1} has ${long.step.length} characters; at most ${MAX_STEP_LENGTH} are allowed.`,
+      message: `Step ${broken + 1} has a line break; a step is one line.`,
+      hint: `Write it on one line, or make it two steps, ${again}`,
+    };
+  }
+  const long = texts.findIndex((text) => text.length > MAX_STEP_LENGTH);
+  if (long >= 0) {
+    return {
+      message: `Step ${long + 1} has ${texts[long]!.length} characters; at most ${MAX_STEP_LENGTH} are allowed.`,
       hint: `Shorten it ${again}`,
     };
   }
-  const texts = steps.map((s) => s.step.trim());
   const twice = texts.find((text, i) => texts.indexOf(text) !== i);
   if (twice !== undefined) {
     return {
@@ -57,7 +67,7 @@ export function planProblem(steps: readonly PlanStep[]): PlanProblem | undefined
       hint: `Merge the two or tell them apart, ${again}`,
     };
   }
-  const active = steps.filter((s) => s.status === "in_progress").map((s) => `"${s.step}"`);
+  const active = texts.filter((_, i) => steps[i]!.status === "in_progress").map((t) => `"${t}"`);
   if (active.length > 1) {
     return {
       message: `${active.length} steps are in_progress (${active.join(", ")}); at most one step may be.`,
@@ -65,6 +75,11 @@ export function planProblem(steps: readonly PlanStep[]): PlanProblem | undefined
     };
   }
   return undefined;
+}
+
+/** The plan as it is kept: each step's text trimmed, as the rules above read it. */
+export function trimmedSteps(steps: readonly PlanStep[]): PlanStep[] {
+  return steps.map((s) => ({ ...s, step: s.step.trim() }));
 }
 
 /** The steps still to do: pending or in progress. A blocked step is not: the model said why. */

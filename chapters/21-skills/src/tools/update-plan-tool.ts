@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PlanStatus } from "../ledger/ledger-events.ts";
-import { openSteps, planProblem } from "../plan/plan.ts";
+import { openSteps, planProblem, trimmedSteps } from "../plan/plan.ts";
 import { defineTool } from "./define-tool.ts";
 import { ToolError } from "./tool-error.ts";
 
@@ -14,16 +14,14 @@ export const updatePlanTool = defineTool({
   // It changes nothing in the workspace, so it needs no approval and runs beside reads.
   effect: "read",
   schema: z.object({ steps: z.array(z.object({ step: z.string(), status: PlanStatus })) }),
-  async execute({ steps }, context) {
+  async execute({ steps: sent }, context) {
+    const steps = trimmedSteps(sent);
     const problem = planProblem(steps);
     if (problem) throw new ToolError("invalid_plan", problem.message, problem.hint);
+    // The plan lives in the ledger: without one it would be kept nowhere. The harness always gives
+    // one, so this is its bug, not the model's to fix: a plain Error, with no code or hint to act on.
     if (!context.ledger) {
-      // The ledger is where the plan lives: without one, nobody would hold the model to it.
-      throw new ToolError(
-        "io_error",
-        "update_plan needs the run's ledger.",
-        "This is a bug in the harness.",
-      );
+      throw new Error("no run ledger in the tool context (a bug in the harness)");
     }
     await context.ledger.recordPlan(steps);
     const done = steps.filter((s) => s.status === "done").length;

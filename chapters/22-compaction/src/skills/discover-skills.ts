@@ -90,6 +90,9 @@ async function readSkill(
     const code = (error as NodeJS.ErrnoException).code;
     // A folder without SKILL.md is not a skill (it may hold what several skills share).
     if (code === "ENOENT" || code === "ENOTDIR") return;
+    if (code === "ELOOP") {
+      return void skip("a symlink on its path goes round in a loop (ELOOP): fix or remove it");
+    }
     return void skip(`it cannot be read (${code ?? String(error)}): check its permissions`);
   }
   if (bytes === null) {

@@ -4,12 +4,15 @@ import { z } from "zod";
 import { sha256 } from "../fs/file-hash.ts";
 import { readRegularFile } from "../fs/read-regular-file.ts";
 import { isSecretFile, secretFilesAllowed } from "../fs/secret-files.ts";
+import type { RunLedger } from "../ledger/run-ledger.ts";
 import { MAX_SKILL_BYTES, type Skill } from "../skills/discover-skills.ts";
-import { defineTool, type AnyTool, type ToolContext, type ToolResult } from "./define-tool.ts";
+import { defineTool, type AnyTool, type ToolResult } from "./define-tool.ts";
 import { ToolError } from "./tool-error.ts";
 
-// The files beside a SKILL.md that a load lists: enough for scripts/ and references/.
+// The files beside a SKILL.md that a load lists, and the folders walked to find them: enough for
+// scripts/ and references/, bounded however deep a skill nests.
 const MAX_LISTED_FILES = 50;
+const MAX_WALKED_FOLDERS = 20;
 
 /**
  * load_skill: the instructions of a skill the prompt only names, or a file beside them ("name/file").
@@ -24,6 +27,12 @@ export function loadSkillTool(skills: readonly Skill[]): AnyTool {
     effect: "read",
     schema: z.object({ name: z.string().min(1) }),
     async execute({ name }, context) {
+      // Every load goes on the record, as update_plan's plans do: the harness always gives the
+      // ledger, so a context without one is its bug, not the model's to fix (a plain Error).
+      const ledger = context.ledger;
+      if (!ledger) {
+        throw new Error("no run ledger in the tool context (a bug in the harness)");
+      }
       const slash = name.indexOf("/");
       const skillName = slash === -1 ? name : name.slice(0, slash);
       const skill = skills.find((candidate) => candidate.name === skillName);
@@ -34,8 +43,8 @@ export function loadSkillTool(skills: readonly Skill[]): AnyTool {
           "Call load_skill again with one of those names.",
         );
       }
-      if (slash !== -1) return loadFile(skill, name.slice(slash + 1), context);
-      await context.ledger?.recordSkillLoaded({
+      if (slash !== -1) return loadFile(skill, name.slice(slash + 1), ledger);
+      await ledger.recordSkillLoaded({
         name: skill.name,
         path: skill.shown,
         sha256: skill.sha256,
@@ -58,7 +67,7 @@ export function loadSkillTool(skills: readonly Skill[]): AnyTool {
   });
 }
 
-async function loadFile(skill: Skill, file: string, context: ToolContext): Promise<ToolResult> {
+async function loadFile(skill: Skill, file: string, ledger: RunLedger): Promise<ToolResult> {
   const shown = `${posix.dirname(skill.shown)}/${file}`;
   // Checked on the real paths: a symlink in the skill's folder must not lead out of it.
   const real = await realpath(join(skill.dir, file)).catch(() => undefined);
@@ -78,7 +87,14 @@ async function loadFile(skill: Skill, file: string, context: ToolContext): Promi
       "Continue without it.",
     );
   }
-  const { bytes } = await readRegularFile(real, MAX_SKILL_BYTES);
+  // Node's own message names the absolute path, the home folder's included: only the code goes on.
+  const { bytes } = await readRegularFile(real, MAX_SKILL_BYTES).catch((error: unknown) => {
+    throw new ToolError(
+      "io_error",
+      `${shown} cannot be read (${(error as NodeJS.ErrnoException).code ?? "unknown error"}).`,
+      "Continue without it, or ask the user to make it readable.",
+    );
+  });
   if (bytes === null) {
     throw new ToolError(
       "not_loadable",
@@ -86,7 +102,7 @@ async function loadFile(skill: Skill, file: string, context: ToolContext): Promi
       "Continue without it, or ask the user what it says.",
     );
   }
-  await context.ledger?.recordSkillLoaded({ name: skill.name, path: shown, sha256: sha256(bytes) });
+  await ledger.recordSkillLoaded({ name: skill.name, path: shown, sha256: sha256(bytes) });
   return {
     ok: true,
     content: `${shown} (a file of skill ${skill.name}):\n\n${bytes.toString("utf8")}`,
@@ -97,7 +113,8 @@ async function loadFile(skill: Skill, file: string, context: ToolContext): Promi
 async function filesBeside(dir: string): Promise<string[]> {
   const files: string[] = [];
   const folders = [""];
-  for (let folder = folders.shift(); folder !== undefined; folder = folders.shift()) {
+  for (let walked = 0; walked < MAX_WALKED_FOLDERS && folders.length > 0; walked += 1) {
+    const folder = folders.shift()!;
     const entries = await readdir(join(dir, folder), { withFileTypes: true }).catch(() => []);
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
@@ -106,5 +123,5 @@ async function filesBeside(dir: string): Promise<string[]> {
     }
     if (files.length >= MAX_LISTED_FILES) return [...files.slice(0, MAX_LISTED_FILES), "…"];
   }
-  return files;
+  return folders.length > 0 ? [...files, "…"] : files;
 }
