@@ -1,20 +1,21 @@
 // Test helpers for chapter 22: ledger events as a run would leave them, including the plan and
 // skill events that chapters 20 and 21 record, written directly instead of through their tools.
 import type { LedgerEvent } from "../src/ledger/ledger-events.ts";
-import type { RunLedger } from "../src/ledger/run-ledger.ts";
 
 export const A = "a".repeat(64);
 export const B = "b".repeat(64);
 export const C = "c".repeat(64);
 const time = "2025-01-31T14:25:01.000Z";
 
-/** Appends an event through the ledger's own (private) record, so it is validated and written. */
-export function recordEvent(ledger: RunLedger, event: LedgerEvent): Promise<void> {
-  return (ledger as unknown as { record(event: LedgerEvent): Promise<void> }).record(event);
+type Steps = Array<[string, "pending" | "in_progress" | "done" | "blocked"]>;
+
+/** A plan as update_plan sends it: `ledger.recordPlan(planSteps([...]))`. */
+export function planSteps(steps: Steps) {
+  return steps.map(([step, status]) => ({ step, status }));
 }
 
-export function planEvent(steps: Array<[string, "pending" | "in_progress" | "done" | "blocked"]>) {
-  return { type: "plan", time, steps: steps.map(([step, status]) => ({ step, status })) } as const;
+export function planEvent(steps: Steps) {
+  return { type: "plan", time, steps: planSteps(steps) } as const;
 }
 
 export function commandEvent(n: number, command: string, exitCode: number | null) {

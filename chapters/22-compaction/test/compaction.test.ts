@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import {
   compactIfNeeded,
+  compactionText,
   COMPACT_AT,
   SUMMARY_PHRASE,
   type CompactionOptions,
@@ -216,6 +217,100 @@ describe("compaction", () => {
     expect(
       text.endsWith("Your own summary, written just before compaction:\n(none: not available)"),
     ).toBe(true);
+  });
+
+  test("does not compact again when that would replace only the last compaction: the newest step is too big", async () => {
+    const task: ChatMessage = { role: "user", content: "The task." };
+    const earlier = {
+      role: "user",
+      content: compactionText(4, "Task: The task.", SUMMARY),
+    } as const;
+    const call = {
+      id: "c",
+      type: "function" as const,
+      function: { name: "read_file", arguments: "{}" },
+    };
+    const history: ChatMessage[] = [
+      task,
+      earlier,
+      { role: "assistant", content: "Reading.", tool_calls: [call] },
+      { role: "tool", tool_call_id: "c", content: "lorem ipsum ".repeat(300) },
+    ];
+    const conversation: Conversation = { system: SYSTEM, history };
+    let asked = 0;
+    const { recorded, ledger } = fakeLedger();
+    const same = await compactIfNeeded(conversation, {
+      task,
+      // Past 75%, and the newest step alone is past the 25% kept.
+      budget: Math.ceil(countRequestTokens([SYSTEM, ...history]) / 0.8),
+      tools: [],
+      ledger,
+      summarize: async () => (asked++, SUMMARY),
+    });
+    expect(same).toBe(conversation);
+    expect(asked).toBe(0);
+    expect(recorded).toEqual([]);
+  });
+
+  test("does not compact when the request would stay past 75% anyway: a system prompt that big", async () => {
+    const { history, task } = longHistory();
+    const system = { role: "system", content: "Rules. ".repeat(900) } as const;
+    const conversation: Conversation = { system, history };
+    let asked = 0;
+    const same = await compactIfNeeded(conversation, {
+      task,
+      budget: countRequestTokens([system]) + 500,
+      tools: [],
+      ledger: fakeLedger().ledger,
+      summarize: async () => (asked++, SUMMARY),
+    });
+    expect(same).toBe(conversation);
+    expect(asked).toBe(0);
+  });
+
+  test("stopped during the summary (Ctrl-C, the time budget): nothing is compacted", async () => {
+    const { history, task } = longHistory();
+    const conversation: Conversation = { system: SYSTEM, history };
+    const controller = new AbortController();
+    const { recorded, ledger } = fakeLedger();
+    const lines: string[] = [];
+    const same = await compactIfNeeded(conversation, {
+      task,
+      budget: 2_400,
+      tools: [],
+      ledger,
+      signal: controller.signal,
+      summarize: async () => (controller.abort(), undefined),
+      onNotice: (line) => lines.push(line),
+    });
+    expect(same).toBe(conversation);
+    expect(recorded).toEqual([]);
+    expect(lines).toEqual([]);
+  });
+
+  test("one message replaced is one message, in the text and in the line", async () => {
+    const task: ChatMessage = { role: "user", content: "The task." };
+    const history: ChatMessage[] = [
+      task,
+      { role: "user", content: `apply_patch (text patch 1): ${"lorem ipsum ".repeat(300)}` },
+      { role: "assistant", content: "Patched." },
+    ];
+    const lines: string[] = [];
+    const compacted = await compactIfNeeded(
+      { system: SYSTEM, history },
+      {
+        task,
+        budget: Math.ceil(countRequestTokens([SYSTEM, ...history]) / 0.8),
+        tools: [],
+        ledger: fakeLedger().ledger,
+        summarize: async () => SUMMARY,
+        onNotice: (line) => lines.push(line),
+      },
+    );
+    expect(compacted.history[1]!.content).toMatch(
+      /^\[Context compacted: the harness replaced 1 earlier message of this task with this summary\.\]\n/,
+    );
+    expect(lines[0]).toMatch(/^context: compacted 1 message \(/);
   });
 
   describe("with a real ledger", () => {

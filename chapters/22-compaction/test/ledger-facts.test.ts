@@ -1,6 +1,14 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { ledgerFacts } from "../src/compaction/ledger-facts.ts";
-import { busyRun, commandEvent } from "./compaction-fixtures.ts";
+import {
+  ledgerFacts,
+  MAX_COMMAND_CHANGES,
+  MAX_FACT_LINES,
+} from "../src/compaction/ledger-facts.ts";
+import { RunLedger } from "../src/ledger/run-ledger.ts";
+import { A, B, busyRun, C, commandEvent, planSteps } from "./compaction-fixtures.ts";
 
 describe("the facts from the ledger", () => {
   test("say what the run did, in a fixed format", () => {
@@ -46,8 +54,75 @@ describe("the facts from the ledger", () => {
     );
   });
 
-  test("an empty run gives the task alone; the same events always give the same text", () => {
+  test("an empty run gives the task alone", () => {
     expect(ledgerFacts(busyRun().slice(0, 1))).toBe("Task: Fix the coupon.");
-    expect(ledgerFacts(busyRun())).toBe(ledgerFacts(busyRun()));
+  });
+
+  test("a ledger read back from disk gives the same facts as the run had (compaction and resume agree)", async () => {
+    const workspace = await mkdtemp(join(tmpdir(), "facts-"));
+    try {
+      const ledger = await RunLedger.open(workspace, { task: "Fix the coupon.", model: "m" });
+      await ledger.recordRead("src/cart.mjs", A, { full: true });
+      await ledger.recordRead("README.md", C, { full: false });
+      await ledger.recordWrite("src/cart.mjs", { before: A, after: B });
+      const { n: _n, type: _type, time: _time, ...check } = commandEvent(1, "node check.mjs", 1);
+      await ledger.recordCommand(check);
+      await ledger.recordPlan(
+        planSteps([
+          ["Fix total()", "done"],
+          ["Run the check", "in_progress"],
+        ]),
+      );
+      await ledger.recordSkillLoaded({ name: "release-notes", path: "SKILL.md", sha256: C });
+      await ledger.finish("budget");
+      const live = ledgerFacts(ledger.events());
+      expect(live).toBe(
+        [
+          "Task: Fix the coupon.",
+          "Files read (sha256 of the bytes read):",
+          "- src/cart.mjs aaaaaaaaaaaa (full)",
+          "- README.md cccccccccccc (partial)",
+          "Files written:",
+          "- src/cart.mjs: changed",
+          "Commands run:",
+          "- `node check.mjs` → exit 1",
+          "Plan:",
+          "- [done] Fix total()",
+          "- [in_progress] Run the check",
+          "Open failures:",
+          "- `node check.mjs` → exit 1",
+          "Skills loaded (load one again if you need its steps):",
+          "- release-notes (SKILL.md)",
+        ].join("\n"),
+      );
+      expect(ledgerFacts((await RunLedger.load(workspace, ledger.runId)).events())).toBe(live);
+    } finally {
+      await rm(workspace, { recursive: true, force: true });
+    }
+  });
+
+  test("a long run's facts stay short: the latest lines of each section, a few changes per command", () => {
+    const start = busyRun()[0]!;
+    const reads = Array.from({ length: MAX_FACT_LINES + 8 }, (_, i) => ({
+      type: "file_read" as const,
+      time: "t",
+      path: `logs/day-${i + 1}.log`,
+      sha256: A,
+      full: true,
+    }));
+    const formatter = commandEvent(1, "npm run format", 0);
+    for (let i = 1; i <= MAX_COMMAND_CHANGES + 3; i++) {
+      formatter.changes.push({ path: `src/f${i}.mjs`, status: "changed", before: A, after: B });
+    }
+    const lines = ledgerFacts([start, ...reads, formatter]).split("\n");
+    expect(lines.slice(1, 4)).toEqual([
+      "Files read (sha256 of the bytes read):",
+      "- … and 8 earlier",
+      "- logs/day-9.log aaaaaaaaaaaa (full)",
+    ]);
+    expect(lines.at(-3)).toBe("- logs/day-20.log aaaaaaaaaaaa (full)");
+    expect(lines.at(-1)).toBe(
+      "- `npm run format` → exit 0 (changed src/f1.mjs, changed src/f2.mjs, changed src/f3.mjs, changed src/f4.mjs, changed src/f5.mjs, 3 more)",
+    );
   });
 });

@@ -1,15 +1,18 @@
-import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
+import { execFile, spawn } from "node:child_process";
+import { mkdir, mkdtemp, rm, symlink, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { parseScript } from "@build-agent/shared/offline-model";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { prepareResume } from "../src/compaction/resume-run.ts";
 import { sha256 } from "../src/fs/file-hash.ts";
 import { RunLedger, RUNS_DIR } from "../src/ledger/run-ledger.ts";
 import { parseCommandLine, UsageError } from "../src/loop/cli-args.ts";
-import { planEvent, recordEvent } from "./compaction-fixtures.ts";
+import { planSteps } from "./compaction-fixtures.ts";
 import { loopFixture } from "./loop-harness.ts";
+
+const execFileAsync = promisify(execFile);
 
 let workspace: string;
 beforeEach(async () => {
@@ -34,9 +37,8 @@ async function stoppedRun(): Promise<RunLedger> {
     before: sha256("cart v1\n"),
     after: sha256("cart v2\n"),
   });
-  await recordEvent(
-    ledger,
-    planEvent([
+  await ledger.recordPlan(
+    planSteps([
       ["Read the cart", "done"],
       ["Fix total()", "done"],
       ["Run the check", "pending"],
@@ -97,9 +99,8 @@ describe("resume", () => {
       model: "m",
       resumes: first.runId,
     });
-    await recordEvent(
-      second,
-      planEvent([
+    await second.recordPlan(
+      planSteps([
         ["Run the check", "done"],
         ["Update the README", "in_progress"],
       ]),
@@ -110,6 +111,50 @@ describe("resume", () => {
     expect(message).toContain("- src/cart.mjs: changed"); // written in the first run
     expect(message).toContain(
       'Continue the plan from the first open step: "Update the README" (in_progress).',
+    );
+  });
+
+  test("continues from the first open step: a blocked step is not one, and a file put back exists again", async () => {
+    const ledger = await RunLedger.open(workspace, { task: "Fix the coupon.", model: "m" });
+    await unlink(join(workspace, "README.md"));
+    await ledger.recordWrite("README.md", { before: sha256("readme\n") });
+    await ledger.recordPlan(
+      planSteps([
+        ["Read the cart", "done"],
+        ["Ask for the tax rules", "blocked"],
+        ["Fix total()", "pending"],
+      ]),
+    );
+    await ledger.finish("aborted");
+    await writeFile(join(workspace, "README.md"), "readme, written again\n");
+    const { message } = await prepareResume(workspace);
+    expect(message.split("\n").slice(-3)).toEqual([
+      "Files changed on disk since the run last saw them:",
+      "- README.md: exists again",
+      'Continue the plan from the first open step: "Fix total()" (pending).',
+    ]);
+  });
+
+  test("a file that is now a folder, a named pipe or unreadable is reported, not a crash or a hang", async () => {
+    const ledger = await RunLedger.open(workspace, { task: "Fix the coupon.", model: "m" });
+    for (const path of ["src/cart.mjs", "src/format.mjs", "README.md"]) {
+      await ledger.recordRead(path, sha256("x"), { full: true });
+    }
+    await ledger.finish("budget");
+    await rm(join(workspace, "src/cart.mjs"));
+    await mkdir(join(workspace, "src/cart.mjs"));
+    await rm(join(workspace, "src/format.mjs"));
+    await execFileAsync("mkfifo", [join(workspace, "src/format.mjs")]);
+    await rm(join(workspace, "README.md"));
+    await symlink("README.md", join(workspace, "README.md")); // a loop: ELOOP when opened
+    const { message } = await prepareResume(workspace);
+    expect(message).toContain(
+      [
+        "Files changed on disk since the run last saw them:",
+        "- src/cart.mjs: now a directory",
+        "- src/format.mjs: now a named pipe (FIFO)",
+        "- README.md: unreadable (ELOOP)",
+      ].join("\n"),
     );
   });
 

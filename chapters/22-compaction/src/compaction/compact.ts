@@ -29,6 +29,8 @@ export interface CompactionOptions {
   ledger: Pick<RunLedger, "events" | "recordCompaction">;
   /** One extra model call: its answer to `conversation`, or undefined when it failed. */
   summarize: (conversation: Conversation) => Promise<string | undefined>;
+  /** Ctrl-C or the time budget: when it aborts the summary call, nothing is compacted. */
+  signal?: AbortSignal;
   onNotice?: (line: string) => void;
 }
 
@@ -37,7 +39,8 @@ export interface CompactionOptions {
  * message: the facts from the ledger and the model's own summary. What never changes: the system
  * prompt (with AGENTS.md), the task message and all before it, and the newest steps; and a cut
  * never falls between a tool call and its results. Returns the conversation unchanged when it is
- * small enough or nothing can be replaced; fitToBudget then has the last word, as before.
+ * small enough, when compacting would free nothing, or when the run was stopped during the
+ * summary; fitToBudget then has the last word, as before.
  */
 export async function compactIfNeeded(
   conversation: Conversation,
@@ -46,22 +49,32 @@ export async function compactIfNeeded(
   const { history } = conversation;
   const taskAt = options.task === undefined ? -1 : history.indexOf(options.task);
   const from = taskAt + 1;
-  const current = { ...conversation, history: history.slice(Math.max(taskAt, 0)) };
-  if (requestTokens(current, options.tools) <= options.budget * COMPACT_AT) return conversation;
+  const limit = options.budget * COMPACT_AT;
+  if (taskTokens(conversation, taskAt, options.tools) <= limit) return conversation;
   const cut = chooseCut(history, from, options.budget * KEEP_RECENT);
   if (cut === undefined) return conversation;
+  const replaced = history.slice(from, cut);
+  const facts = ledgerFacts(options.ledger.events());
+  // A compaction costs a model call, so it must free the request. When the kept steps alone are too
+  // big, the cut would replace only the last compaction message, or leave the request over the
+  // threshold before any summary: each step would compact again and save nothing. fitToBudget acts.
+  const factsOnly = withMessage(
+    conversation,
+    from,
+    cut,
+    compactionText(replaced.length, facts, ""),
+  );
+  if (replaced.every(isCompaction) || taskTokens(factsOnly, taskAt, options.tools) > limit) {
+    return conversation;
+  }
 
   const asked = summaryConversation(conversation, taskAt, from, options);
   const summary = (asked && (await options.summarize(asked))?.trim()) || "(none: not available)";
-  const replaced = history.slice(from, cut);
-  const message: ChatMessage = {
-    role: "user",
-    content: compactionText(replaced.length, ledgerFacts(options.ledger.events()), summary),
-  };
-  const compacted = {
-    ...conversation,
-    history: [...history.slice(0, from), message, ...history.slice(cut)],
-  };
+  // Stopped during the summary: the run ends now, and a summary cut short replaces nothing.
+  if (options.signal?.aborted) return conversation;
+  const text = compactionText(replaced.length, facts, summary);
+  const compacted = withMessage(conversation, from, cut, text);
+  const message = compacted.history[from]!;
 
   const replacedTokens = replaced.reduce((sum, m) => sum + countMessageTokens(m), 0);
   const summaryTokens = countMessageTokens(message);
@@ -69,10 +82,10 @@ export async function compactIfNeeded(
     messages: replaced.length,
     tokens_before: requestTokens(conversation, options.tools),
     tokens_after: requestTokens(compacted, options.tools),
-    summary: message.content as string,
+    summary: text,
   });
   options.onNotice?.(
-    `context: compacted ${replaced.length} messages (${replacedTokens.toLocaleString("en-US")} tokens) into a ${summaryTokens.toLocaleString("en-US")}-token summary from the ledger`,
+    `context: compacted ${messages(replaced.length)} (${replacedTokens.toLocaleString("en-US")} tokens) into a ${summaryTokens.toLocaleString("en-US")}-token summary from the ledger`,
   );
   return compacted;
 }
@@ -84,15 +97,32 @@ export async function compactIfNeeded(
  * context, it cannot land somewhere wrong. Demanding fresh reads would re-read every file after
  * each compaction and fill the context again with what it just gave up.
  */
-export function compactionText(messages: number, facts: string, summary: string): string {
+export function compactionText(count: number, facts: string, summary: string): string {
   return [
-    `[Context compacted: the harness replaced ${messages} earlier messages of this task with this summary.]`,
+    `${COMPACTED} the harness replaced ${messages(count, "earlier ")} of this task with this summary.]`,
     "Facts from the run's ledger (recorded by the harness, exact):",
     facts,
     "Files you read before still count as read for apply_patch (same run, same ledger). Their text is gone from this conversation: read a file again before you patch lines you no longer see.",
     "Your own summary, written just before compaction:",
     summary,
   ].join("\n");
+}
+
+const COMPACTED = "[Context compacted:";
+
+function isCompaction(message: ChatMessage): boolean {
+  return message.role === "user" && String(message.content).startsWith(COMPACTED);
+}
+
+function messages(count: number, kind = ""): string {
+  return `${count} ${kind}message${count === 1 ? "" : "s"}`;
+}
+
+/** The conversation with history[from, cut) replaced by one user message. */
+function withMessage(conversation: Conversation, from: number, cut: number, content: string) {
+  const { history } = conversation;
+  const message: ChatMessage = { role: "user", content };
+  return { ...conversation, history: [...history.slice(0, from), message, ...history.slice(cut)] };
 }
 
 /**
@@ -130,6 +160,16 @@ function summaryConversation(
     if (requestTokens(asked, options.tools) <= options.budget) return asked;
   }
   return undefined;
+}
+
+/** The request as the threshold sees it: the task and after (earlier tasks are fitToBudget's). */
+function taskTokens(
+  conversation: Conversation,
+  taskAt: number,
+  tools: readonly ChatCompletionTool[],
+) {
+  const history = conversation.history.slice(Math.max(taskAt, 0));
+  return requestTokens({ ...conversation, history }, tools);
 }
 
 function requestTokens(conversation: Conversation, tools: readonly ChatCompletionTool[]): number {

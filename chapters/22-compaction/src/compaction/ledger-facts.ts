@@ -1,4 +1,14 @@
 import type { CommandEvent, LedgerEvent } from "../ledger/ledger-events.ts";
+import { MAX_PLAN_STEPS } from "../plan/plan.ts";
+
+/**
+ * The facts go into every compaction message and every resume message, so their size must not
+ * grow with the run: a run that read 300 files would give facts bigger than the budget they free.
+ * So each section keeps its latest lines (the plan's limit, so a plan is never cut), and a command
+ * names a few of the files it changed. The ledger keeps them all.
+ */
+export const MAX_FACT_LINES = MAX_PLAN_STEPS;
+export const MAX_COMMAND_CHANGES = 5;
 
 /**
  * What the run did, as the ledger recorded it: the task, the files read and written, the
@@ -26,7 +36,10 @@ export function shortHash(hash: string): string {
 }
 
 function section(title: string, lines: string[]): string[] {
-  return lines.length === 0 ? [] : [`${title}:`, ...lines.map((line) => `- ${line}`)];
+  if (lines.length === 0) return [];
+  const earlier = lines.length - MAX_FACT_LINES;
+  const kept = earlier > 0 ? [`… and ${earlier} earlier`, ...lines.slice(earlier)] : lines;
+  return [`${title}:`, ...kept.map((line) => `- ${line}`)];
 }
 
 // The last read of each file; a later read replaces an earlier one.
@@ -63,6 +76,8 @@ function commandsOf(events: readonly LedgerEvent[]): CommandEvent[] {
 
 function commandLine(command: CommandEvent): string {
   const changes = command.changes.map((change) => `${change.status} ${change.path}`);
+  const more = changes.length - MAX_COMMAND_CHANGES;
+  if (more > 0) changes.splice(MAX_COMMAND_CHANGES, more, `${more} more`);
   return `\`${command.command}\` → ${ending(command)}${changes.length === 0 ? "" : ` (${changes.join(", ")})`}`;
 }
 

@@ -1,9 +1,10 @@
 import { join } from "node:path";
+import { sha256 } from "../fs/file-hash.ts";
 import { isRunning } from "../fs/process-alive.ts";
+import { describeFileType, readRegularFile } from "../fs/read-regular-file.ts";
 import type { LedgerEvent, PlanEvent } from "../ledger/ledger-events.ts";
 import { listRuns, RunLedger, RUNS_DIR } from "../ledger/run-ledger.ts";
-import { currentHash } from "../patch/commit-files.ts";
-import type { PlanStep } from "../plan/plan.ts";
+import { openSteps, type PlanStep } from "../plan/plan.ts";
 import { ledgerFacts } from "./ledger-facts.ts";
 
 // Resume starts a new run from an old run's ledger, not from its conversation (which was never
@@ -53,6 +54,7 @@ export async function prepareResume(cwd: string, runId?: string): Promise<Resump
   }
   const events = await eventsWithEarlierRuns(cwd, ledger);
   const ended = ledger.end ? `it ended: ${ledger.end.reason}` : "it stopped without a run_end";
+  const plan = events.findLast((event): event is PlanEvent => event.type === "plan")?.steps;
   return {
     runId: id,
     task: events[0]?.type === "run_start" ? events[0].task : ledger.start.task,
@@ -60,9 +62,9 @@ export async function prepareResume(cwd: string, runId?: string): Promise<Resump
       `[Resuming run ${id} (${ended}). This is a new run: files read in the old run must be read again before you patch them.]`,
       ledgerFacts(events),
       ...diskLines(await changedOnDisk(cwd, events)),
-      continueLine(events),
+      continueLine(plan),
     ].join("\n"),
-    plan: events.findLast((event): event is PlanEvent => event.type === "plan")?.steps,
+    plan,
   };
 }
 
@@ -82,7 +84,8 @@ async function eventsWithEarlierRuns(cwd: string, ledger: RunLedger): Promise<Le
 
 export interface DiskChange {
   path: string;
-  status: "changed" | "deleted" | "exists again";
+  /** "changed", "deleted", "exists again", "now a directory", "unreadable (EACCES)"… */
+  status: string;
 }
 
 /**
@@ -101,12 +104,29 @@ export async function changedOnDisk(
   }
   const changes: DiskChange[] = [];
   for (const [path, hash] of last) {
-    const now = await currentHash(join(cwd, path));
-    if (now === hash) continue;
-    const status = now === null ? "deleted" : hash === null ? "exists again" : "changed";
-    changes.push({ path, status });
+    const status = await sinceRun(join(cwd, path), hash);
+    if (status !== undefined) changes.push({ path, status });
   }
   return changes;
+}
+
+/**
+ * What became of a file the run last saw with `hash`; undefined when nothing did. A path that is
+ * now a folder or a named pipe (readRegularFile does not wait for a pipe's writer), or that cannot
+ * be read, is a change to report: not a reason for resume to fail, or to hang.
+ */
+async function sinceRun(absolute: string, hash: string | null): Promise<string | undefined> {
+  let now: string | null = null;
+  try {
+    const { stats, bytes } = await readRegularFile(absolute);
+    if (bytes === null) return `now ${describeFileType(stats)}`;
+    now = sha256(bytes);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") return `unreadable (${code ?? "error"})`;
+  }
+  if (now === hash) return undefined;
+  return now === null ? "deleted" : hash === null ? "exists again" : "changed";
 }
 
 function diskLines(changes: DiskChange[]): string[] {
@@ -117,9 +137,9 @@ function diskLines(changes: DiskChange[]): string[] {
   ];
 }
 
-function continueLine(events: readonly LedgerEvent[]): string {
-  const plan = events.findLast((event) => event.type === "plan");
-  const open = plan?.type === "plan" ? plan.steps.find((s) => s.status !== "done") : undefined;
+function continueLine(plan: readonly PlanStep[] | undefined): string {
+  // Chapter 20's open steps: a blocked step is not one to continue from, the model said why.
+  const open = plan && openSteps(plan)[0];
   if (open) {
     return `Continue the plan from the first open step: "${open.step}" (${open.status}).`;
   }

@@ -110,13 +110,22 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
           budget: options.contextTokens,
           tools: toolSchemas,
           ledger: options.compactFrom,
-          // The summary is a model call like any other (budgets, ledger), but not streamed.
+          // The summary is a model call like any other (budgets, ledger, retry notices), but its
+          // text is not streamed: it is for the model's next request, and the person reads one
+          // line instead. The budget's last step is the request's: with one left, facts alone.
           summarize: async (asked) => {
-            const answer = await askModel({ ...options, events: {} }, asked, toolSchemas, signal);
+            if (budgets.steps + 1 >= budgets.budgets.maxSteps) return undefined;
+            const quiet = { ...options, events: { onNotice: events.onNotice } };
+            const answer = await askModel(quiet, asked, toolSchemas, signal, "none");
             return answer.ok ? (answer.result.message.content ?? undefined) : undefined;
           },
+          signal,
           onNotice: events.onNotice,
         });
+        // The summary was a model call: it may have been stopped, or spent a budget.
+        if (signal.aborted) return interrupted();
+        const spentOnSummary = budgets.exceeded();
+        if (spentOnSummary) return stop("budget", `stopped: ${spentOnSummary.message}`);
       }
       let fitted;
       try {
@@ -182,6 +191,7 @@ async function askModel(
   conversation: Conversation,
   tools: ReturnType<typeof toOpenAITool>[],
   signal: AbortSignal,
+  toolChoice?: "none",
 ): Promise<ModelAnswer> {
   const { budgets, ledger, events = {} } = options;
   let failedCalls = 0;
@@ -197,6 +207,7 @@ async function askModel(
       model: options.model,
       messages: requestMessages(conversation),
       tools,
+      toolChoice,
       signal,
       maxRetries: options.maxRetries,
       onText: events.onText,

@@ -23,6 +23,8 @@ export interface StreamChatOptions {
   model: string;
   messages: ChatCompletionMessageParam[];
   tools?: ChatCompletionTool[];
+  /** "none": the tools stay declared (the history holds calls to them), but the answer is text. */
+  toolChoice?: "none";
   signal?: AbortSignal;
   /** Called with each piece of answer text as it arrives. */
   onText?: (text: string) => void;
@@ -37,7 +39,7 @@ export interface StreamChatOptions {
  * forever. So we also abort when no chunk arrives for `client.timeout` ms.
  */
 export async function streamChat(options: StreamChatOptions): Promise<ChatResult> {
-  const { client, model, messages, tools, signal, onText, maxAnswerChars } = options;
+  const { client, model, messages, tools, toolChoice, signal, onText, maxAnswerChars } = options;
   const controller = new AbortController();
   const forwardAbort = () => controller.abort();
   signal?.addEventListener("abort", forwardAbort, { once: true });
@@ -58,7 +60,7 @@ export async function streamChat(options: StreamChatOptions): Promise<ChatResult
       {
         model,
         messages,
-        ...(tools && tools.length > 0 ? { tools } : {}),
+        ...(tools && tools.length > 0 ? { tools, tool_choice: toolChoice } : {}),
         stream: true,
         stream_options: { include_usage: true },
       },
