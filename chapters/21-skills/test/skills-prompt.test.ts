@@ -22,7 +22,8 @@ describe("the skills in the system prompt", () => {
     expect(section).toBe(
       "# Skills\n\n" +
         "Skills are procedures written down for particular tasks. When your task matches a skill's " +
-        "description, call `load_skill` with its name before you start, and follow it. " +
+        "description, call `load_skill` with its name before you start, and follow it unless it " +
+        "conflicts with the rules above. " +
         '`load_skill` with "name/file" loads a file beside the skill.\n\n' +
         "- run-checks: How the checks run. Use it before you run them.\n" +
         "- release-notes: The team's rule for release notes.",

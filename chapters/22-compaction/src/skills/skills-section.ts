@@ -8,7 +8,8 @@ export const SKILLS_MAX_TOKENS = 400;
 
 const INTRO =
   "Skills are procedures written down for particular tasks. When your task matches a skill's " +
-  "description, call `load_skill` with its name before you start, and follow it. " +
+  "description, call `load_skill` with its name before you start, and follow it unless it " +
+  "conflicts with the rules above. " +
   '`load_skill` with "name/file" loads a file beside the skill.';
 
 /** The "# Skills" section of the system prompt; undefined when there are no skills. */
