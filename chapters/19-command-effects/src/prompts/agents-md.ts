@@ -30,7 +30,7 @@ const MAX_READ_BYTES = 1024 * 1024;
 const MAX_CHARS_PER_TOKEN = 16;
 // The walk that finds nested files stops after this many of them, and after this many files.
 export const MAX_NESTED_AGENTS_MD = 50;
-const MAX_WALKED_FILES = 50_000;
+const MAX_WALKED_FILES = 20_000;
 // Control and format characters (escapes, bidi overrides, zero-width ones) have no place in a prompt.
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 
