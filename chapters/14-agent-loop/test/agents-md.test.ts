@@ -56,6 +56,17 @@ describe("AGENTS.md through a symlink", () => {
     );
   });
 
+  it("is not read when the link leads to a file of secrets inside the workspace", async () => {
+    await put(".env", "OPENAI_API_KEY=sk-not-for-the-prompt\n");
+    await symlink(".env", join(dir, "AGENTS.md"));
+    await expect(viewFile(dir, "AGENTS.md")).rejects.toThrow(/looks like a file of secrets/);
+    expect(await readAgentsMd(dir)).toEqual({
+      text: "",
+      unread: "it leads to .env, a file of secrets, which read_file refuses too",
+    });
+    expect(await buildSystemPrompt(dir, fixed)).not.toContain("sk-not-for-the-prompt");
+  });
+
   it("is read through a link that stays inside, and never opens a FIFO", async () => {
     await put("docs/agents.md", "Use tabs.\n");
     await symlink("docs/agents.md", join(dir, "AGENTS.md"));

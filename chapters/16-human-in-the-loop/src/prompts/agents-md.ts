@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { countTextTokens } from "../context/token-counter.ts";
 import { readRegularFile } from "../fs/read-regular-file.ts";
+import { isSecretFile, secretFilesAllowed } from "../fs/secret-files.ts";
 import { resolveWorkspacePath, WorkspacePathError } from "../fs/workspace-path.ts";
 import { walkWorkspace } from "../tools/walk-workspace.ts";
 import { largestFitting, shorten } from "./fit-list.ts";
@@ -88,6 +89,12 @@ async function readInstructions(cwd: string, path: string): Promise<string | Age
   try {
     const resolved = await resolveWorkspacePath(cwd, path);
     if (!resolved.exists) return undefined;
+    // A link to .env inside the workspace is refused by read_file too: it would send the key.
+    if (isSecretFile(resolved.relative) && !secretFilesAllowed()) {
+      return unread(
+        `it leads to ${resolved.relative}, a file of secrets, which read_file refuses too`,
+      );
+    }
     const { stats, bytes } = await readRegularFile(resolved.absolute, MAX_READ_BYTES);
     // A folder by that name simply means "no instructions"; a FIFO is left unopened for good.
     if (!stats.isFile()) return undefined;
