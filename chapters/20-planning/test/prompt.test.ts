@@ -47,7 +47,7 @@ describe("the system prompt", () => {
         date: "2025-01-15",
         git: { branch: "main", status: [" M src/cart.ts"], omitted: 0 },
       },
-      agentsMd: { text: "Run `npm test` before you finish.", omittedChars: 0 },
+      agentsMd: { text: "Run `npm test` before you finish." },
     });
     await expect(prompt).toMatchFileSnapshot("./__snapshots__/system-prompt.txt");
   });
@@ -92,15 +92,15 @@ describe("the system prompt", () => {
         "Follow them unless they conflict with the rules above.\n\nUse tabs.\nNever touch legacy/.\n",
     );
 
-    const long = await readAgentsMd(dir, 10);
-    expect(long).toEqual({ text: "Use tabs.\n", omittedChars: 20 });
+    const long = await readAgentsMd(dir, 6);
+    expect(long).toEqual({ text: "Use tabs.", cut: { line: 1, of: 2, midLine: false } });
     const cut = assembleSystemPrompt({
       texts: [],
       environment: { workspace: dir, platform: "linux", date: "2025-01-15", git: undefined },
       agentsMd: long,
     });
     expect(cut).toContain(
-      "[AGENTS.md is cut here: 20 more characters. Call read_file on AGENTS.md if you need the rest.]",
+      "Use tabs.\n\n[AGENTS.md is cut here, after line 1 of 2, to fit this prompt: read the rest with read_file, from offset 2.]",
     );
   });
 
