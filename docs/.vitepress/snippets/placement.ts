@@ -26,30 +26,41 @@ export interface Pick {
 const isBlank = (line: DiffLine | Row) => line.text.trim() === "";
 
 /**
- * Which block first shows each changed line. A blank added or removed line (which no selector
- * names: blank lines are not counted) goes with the changed line right after it, else the one
- * right before it (a blank line changed on its own: the nearest changed line), so whole
+ * Which block first shows each changed line. A blank added or removed line goes with the changed
+ * line right after it, else the one right before it, else the first block that selects it (a blank line changed on its own: the nearest changed line), so whole
  * declarations arrive with the blank line between them.
  */
 function owners(picks: Pick[]): Map<DiffLine, number> {
   const owner = new Map<DiffLine, number>();
-  picks.forEach((pick, k) => {
-    for (const line of select(pick.change, pick.block.selectors)) {
-      if (line.kind !== " " && !owner.has(line)) owner.set(line, k);
-    }
-  });
+  const selections = picks.map((pick) => select(pick.change, pick.block.selectors));
+  // A block that only removes (a declaration the lesson deletes, by its name) shows that removal,
+  // even when a block before it has the removed lines around what it adds: those show them as
+  // lines still there.
+  const removesOnly = selections.map((lines) => lines.every((line) => line.kind !== "+"));
+  for (const first of [true, false]) {
+    selections.forEach((lines, k) => {
+      if (first && !removesOnly[k]) return;
+      for (const line of lines) {
+        if (line.kind !== " " && !isBlank(line) && !owner.has(line)) owner.set(line, k);
+      }
+    });
+  }
+  const firstSelecting = (line: DiffLine) => {
+    const k = selections.findIndex((lines) => lines.includes(line));
+    return k === -1 ? undefined : k;
+  };
   for (const change of new Set(picks.map((pick) => pick.change))) {
     const all = change.lines;
     const changedBlank = (i: number) => all[i]!.kind !== " " && isBlank(all[i]!);
     const ownerAt = (i: number) =>
       i >= 0 && i < all.length && all[i]!.kind !== " " ? owner.get(all[i]!) : undefined;
     all.forEach((line, i) => {
-      if (!changedBlank(i) || owner.has(line)) return;
+      if (!changedBlank(i)) return;
       let next = i + 1;
       while (next < all.length && changedBlank(next)) next++;
       let previous = i - 1;
       while (previous >= 0 && changedBlank(previous)) previous--;
-      let k = ownerAt(next) ?? ownerAt(previous);
+      let k = ownerAt(next) ?? ownerAt(previous) ?? firstSelecting(line);
       // A blank line changed on its own, between unchanged lines, goes with the nearest block.
       const alone = [next, previous].every((j) => j < 0 || j >= all.length || all[j]!.kind === " ");
       for (let d = 1; alone && k === undefined && d < all.length; d++) {
@@ -276,6 +287,11 @@ function placeBlock(pick: Pick, k: number, owner: Map<DiffLine, number>): Placed
   const before = rows.filter((row) => row.kind !== "+").map((row) => row.text);
   const afterCount = rows.filter((row) => row.kind !== "-").length;
   const file = before.length === 0 ? "new" : afterCount === 0 ? "deleted" : "changed";
+  if (rows.every((row) => row.kind === " ")) {
+    throw new Error(
+      `${pick.block.path}#${pick.block.selectors.join(",")}: every line it selects is shown by a block before it; select what is new here, or drop the block.`,
+    );
+  }
   const radius = rows.map(() => CONTEXT);
   for (;;) {
     const visible =
