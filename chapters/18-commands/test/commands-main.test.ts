@@ -297,7 +297,7 @@ describe("run_command in a run", () => {
     const run = await runAgent(runsOneCommand("cat .env"), ["--allow-command", "cat .env"], key);
 
     expect(run.read.get("call_run")).toMatch(
-      /^exit 0 after \d+\.\d s: cat \.env\nOPENAI_API_KEY=\[redacted: OPENAI_API_KEY\]$/,
+      /^exit 0 after \d+\.\d s: cat \.env\nOPENAI_API_KEY=\[redacted: OPENAI_API_KEY\]$/m,
     );
     expect(run.commands[0]!.output).toBe("OPENAI_API_KEY=[redacted: OPENAI_API_KEY]\n");
     const runs = join(workspace, ".agent", "runs");
