@@ -22,6 +22,9 @@ const MAIN = path.join(CHAPTER_DIR, "src", "main.ts");
 const TSX = import.meta.resolve("tsx");
 const KEY = "sk-attack-0123456789abcdefghijklmnop";
 const REDACTED = "[redacted: OPENAI_API_KEY]";
+// Every trial starts the agent as a process or two (a few seconds each): `pnpm stress` (scale 20)
+// repeats each attack 4 times, not 20.
+const ROUNDS = Math.ceil(SCALE / 5);
 
 /** A hostile model that runs one command and finishes. */
 function runsCommand(command: string): Script {
@@ -115,7 +118,7 @@ describe("attack: the key in .env, printed by an allowed command", () => {
     async () => {
       const leaks: string[] = [];
       let trials = 0;
-      for (let round = 0; round < SCALE; round++) {
+      for (let round = 0; round < ROUNDS; round++) {
         for (const command of COMMANDS) {
           const workspace = await copyDemoRepo("attack-trust-key-");
           const home = await scratch("trust-home");
@@ -149,7 +152,7 @@ describe("attack: a command writes allow-command lines into AGENTS.md for the ne
       const ran: string[] = [];
       let ranUnasked = 0;
       let trials = 0;
-      for (let round = 0; round < SCALE; round++) {
+      for (let round = 0; round < ROUNDS; round++) {
         for (const spell of SPELLINGS) {
           const workspace = await copyDemoRepo("attack-trust-agents-md-");
           const home = await scratch("trust-home");
