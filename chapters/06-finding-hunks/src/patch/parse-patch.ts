@@ -219,7 +219,7 @@ export function parseHunks(lines: readonly NumberedLine[], path: string): Parsed
     if (prefix !== "-") current.newLines.push(body);
     current.changeLines++;
   }
-  if (current.changeLines === 0 && current.anchors.length > 0) {
+  if (current.changeLines === 0 && lines.at(-1)?.text.trim().startsWith("@@")) {
     const last = lines.at(-1)?.number ?? 0;
     throw new PatchError(
       "invalid_patch",
@@ -412,7 +412,7 @@ function parseUpdate(
 ): PatchOperation {
   const headerLine = section[0] as NumberedLine;
   const body = dropBlankEnds(section.slice(1));
-  if (body.length === 0) {
+  if (body.every((line) => line.text.startsWith("@@"))) {
     throw new PatchError(
       "invalid_patch",
       `Invalid patch hunk on line ${headerLine.number}: Update file hunk for path '${header.path}' is empty`,

@@ -225,7 +225,7 @@ export function parseHunks(lines: readonly NumberedLine[], path: string): Parsed
     current.changeLines++;
     current.text.push(text);
   }
-  if (current.changeLines === 0 && current.anchors.length > 0) {
+  if (current.changeLines === 0 && lines.at(-1)?.text.trim().startsWith("@@")) {
     const last = lines.at(-1)?.number ?? 0;
     throw new PatchError(
       "invalid_patch",
@@ -504,7 +504,7 @@ function parseUpdate(
     bodyStart = 2;
   }
   const body = dropBlankEnds(section.slice(bodyStart));
-  if (body.length === 0) {
+  if (body.every((line) => line.text.startsWith("@@"))) {
     throw new PatchError(
       "invalid_patch",
       `Invalid patch hunk on line ${headerLine.number}: Update file hunk for path '${header.path}' is empty`,
