@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { parseScript } from "@build-agent/shared/offline-model";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { prepareResume } from "../src/compaction/resume-run.ts";
+import { prepareResume, ResumeRefusedError } from "../src/compaction/resume-run.ts";
 import { sha256 } from "../src/fs/file-hash.ts";
 import { RunLedger, RUNS_DIR } from "../src/ledger/run-ledger.ts";
 import { parseCommandLine, UsageError } from "../src/loop/cli-args.ts";
@@ -168,6 +168,22 @@ describe("resume", () => {
       `Nothing to resume: no run is recorded in ${join(empty, RUNS_DIR)}.`,
     );
     await rm(empty, { recursive: true });
+  });
+
+  test("leaves out a damaged ledger: the other runs still resume, the damaged one is refused in a line", async () => {
+    const run = await stoppedRun();
+    await mkdir(join(workspace, RUNS_DIR, "20990101-000000-abcdef.jsonl"));
+    await writeFile(join(workspace, RUNS_DIR, "20990101-000000-bcdef0.jsonl"), "");
+    expect((await prepareResume(workspace)).runId).toBe(run.runId);
+    const refusal = await prepareResume(workspace, "20990101-000000-abcdef").catch((e: Error) => e);
+    expect(refusal).toBeInstanceOf(ResumeRefusedError);
+    // The damaged ledgers in the order the folder lists them.
+    expect((refusal as Error).message.split("\n").sort()).toEqual([
+      `- ${run.runId} (budget): Fix the coupon.`,
+      `Left out a damaged ledger: ${join(workspace, RUNS_DIR, "20990101-000000-abcdef.jsonl")} is a directory. Move it aside to continue.`,
+      `Left out a damaged ledger: ${join(workspace, RUNS_DIR, "20990101-000000-bcdef0.jsonl")} does not begin with a run_start event. Move the file aside to continue.`,
+      `No run "20990101-000000-abcdef" in ${join(workspace, RUNS_DIR)}. Recent runs:`,
+    ]);
   });
 
   test("refuses an undone run", async () => {

@@ -12,7 +12,7 @@ export class JsonlAppender {
 
   private constructor(private readonly handle: FileHandle) {}
 
-  // Creates the file, never reusing one: two writers on one ledger would interleave their histories.
+  // Creates the file, never an existing one: two writers on one ledger would interleave histories.
   static async create(path: string): Promise<JsonlAppender> {
     const handle = await open(path, "ax");
     // Makes the new directory entry itself durable, not only the file's bytes.

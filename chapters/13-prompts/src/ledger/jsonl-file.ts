@@ -1,7 +1,8 @@
-import { open, readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { syncFolder } from "../fs/atomic-write.ts";
+import { describeFileType, readRegularFile } from "../fs/read-regular-file.ts";
 
 // An append-only JSON Lines file. Every value is one line, flushed to disk (fdatasync) before the
 // append resolves, so a crash loses at most the line being written. Appends are queued, so they
@@ -12,7 +13,7 @@ export class JsonlAppender {
 
   private constructor(private readonly handle: FileHandle) {}
 
-  // Creates the file, never reusing one: two writers on one ledger would interleave their histories.
+  // Creates the file, never an existing one: two writers on one ledger would interleave histories.
   static async create(path: string): Promise<JsonlAppender> {
     const handle = await open(path, "ax");
     // Makes the new directory entry itself durable, not only the file's bytes.
@@ -20,8 +21,7 @@ export class JsonlAppender {
     return new JsonlAppender(handle);
   }
 
-  // Reopens a file written earlier. `validLength` comes from readJsonl: bytes
-  // past it are a torn line from a crash, cut off so the next line starts clean.
+  // Reopens a file written earlier, cut at readJsonl's `validLength`: a torn line is dropped.
   static async reopen(path: string, validLength: number): Promise<JsonlAppender> {
     const handle = await open(path, "r+");
     try {
@@ -71,11 +71,12 @@ export interface JsonlContents {
   validLength: number;
 }
 
-// Reads every line. An unparsable LAST line without a newline is what a crash
-// mid-append leaves behind: it is dropped and reported. Anything else that
-// does not parse is corruption and an error.
+// Reads every line. An unparsable last line without a newline is a crash mid-append: dropped and
+// reported. Other bad lines are corruption, an error; so is a folder or a FIFO (readFile hangs).
 export async function readJsonl(path: string): Promise<JsonlContents> {
-  const text = await readFile(path, "utf8");
+  const { stats, bytes } = await readRegularFile(path);
+  if (!bytes) throw new Error(`${path} is ${describeFileType(stats)}. Move it aside to continue.`);
+  const text = bytes.toString("utf8");
   const lines = text.split("\n");
   const last = lines.pop() ?? ""; // "" when the file ends with a newline
   const values = lines.map((line, index) => parseLine(line, path, index + 1));

@@ -27,7 +27,9 @@ export interface Resumption {
 
 /** Checks that `runId` (default: the latest run) can be resumed and builds the new run's start. */
 export async function prepareResume(cwd: string, runId?: string): Promise<Resumption> {
-  const runs = await listRuns(cwd);
+  // A damaged ledger is left out and named: it must not keep every other run from resuming.
+  const damaged: string[] = [];
+  const runs = await listRuns(cwd, damaged);
   const id = runId ?? runs.at(-1)?.runId;
   if (id === undefined || !runs.some((run) => run.runId === id)) {
     const recent = runs.slice(-5).reverse();
@@ -37,6 +39,7 @@ export async function prepareResume(cwd: string, runId?: string): Promise<Resump
           ? `Nothing to resume: no run is recorded in ${join(cwd, RUNS_DIR)}.`
           : `No run "${id}" in ${join(cwd, RUNS_DIR)}. ${recent.length > 0 ? "Recent runs:" : "It holds no runs."}`,
         ...recent.map((run) => `- ${run.runId} (${run.endReason ?? "no end"}): ${run.task}`),
+        ...damaged,
       ].join("\n"),
     );
   }
