@@ -56,6 +56,8 @@ export interface BackupRecord {
   backup: string | null;
   /** Hash after the patch; null when the patch deleted the file. */
   sha256: string | null;
+  /** The file's permission bits before (chapter 19's commands record them): a deleted file's mode. */
+  mode?: number;
 }
 
 export interface BackupManifest {

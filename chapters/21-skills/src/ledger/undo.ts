@@ -1,4 +1,4 @@
-import { readFile, stat } from "node:fs/promises";
+import { lstat, readFile, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, posix } from "node:path";
 import { agentFolder } from "../fs/agent-folder.ts";
 import { commitWrite, deleteFile, stageWrite } from "../fs/atomic-write.ts";
@@ -41,6 +41,8 @@ interface FileChange {
   backup: string | null;
   // Hash after the run's last write; null when the run deleted the file.
   final: string | null;
+  // Its permission bits before the run, when a command recorded them.
+  mode?: number;
 }
 
 type Plan = { change: FileChange; action: "restore" | "remove" | "skip"; bytes?: Buffer };
@@ -77,16 +79,14 @@ export async function undoRun(cwd: string, runId?: string): Promise<UndoResult> 
 
     const result: UndoResult = { runId: id, restored: [], removed: [], alreadyUndone: [], damaged };
     for (const plan of plans as Plan[]) {
-      const target = join(root, plan.change.path);
-      if (plan.action === "restore" && plan.bytes) {
-        await commitWrite(await stageWrite(target, plan.bytes, await currentMode(target)));
-        result.restored.push(plan.change.path);
-      } else if (plan.action === "remove") {
-        await deleteFile(target);
-        result.removed.push(plan.change.path);
-      } else {
-        result.alreadyUndone.push(plan.change.path);
-      }
+      await carryOut(root, plan, result).catch((error: Error) => {
+        // A write that fails now (a full disk, a link swapped in since the check) stops the undo
+        // with what it did: the run stays undoable, and the files done count as already undone.
+        const done = [...result.restored, ...result.removed];
+        throw new UndoRefusedError(
+          `Undo of run ${id} stopped at ${plan.change.path}: ${error.message}\n${done.length > 0 ? `Put back so far: ${done.join(", ")}.` : "Nothing was undone."} Fix that, then undo again.`,
+        );
+      });
     }
     await markUndone(cwd, id, [...result.restored, ...result.removed]);
     return result;
@@ -147,6 +147,7 @@ async function readChanges(cwd: string, runId: string): Promise<FileChange[]> {
         original: record.previous_sha256,
         backup: record.backup,
         final: record.sha256,
+        mode: record.mode,
       });
   }
   const changes = [...byPath.values()].filter((change) => change.original !== change.final);
@@ -168,8 +169,29 @@ async function refuseIfUndone(cwd: string, runId: string): Promise<void> {
   }
 }
 
+async function carryOut(root: string, plan: Plan, result: UndoResult): Promise<void> {
+  const target = join(root, plan.change.path);
+  if (plan.action === "restore" && plan.bytes) {
+    // A file the run deleted comes back with the permissions it had (commands record them).
+    const mode = (await currentMode(target)) ?? plan.change.mode;
+    await commitWrite(await stageWrite(target, plan.bytes, mode));
+    result.restored.push(plan.change.path);
+  } else if (plan.action === "remove") {
+    await deleteFile(target);
+    result.removed.push(plan.change.path);
+  } else {
+    result.alreadyUndone.push(plan.change.path);
+  }
+}
+
 // Returns the plan, or a line explaining why this file blocks the undo.
 async function planFile(cwd: string, runId: string, change: FileChange): Promise<Plan | string> {
+  // A command may have replaced a folder with a link (rm -rf src && ln -s ~/victim src): undo
+  // would write where the link leads. It never does; the person removes the link first.
+  const link = await linkOnTheWay(cwd, change.path);
+  if (link !== undefined) {
+    return `${change.path}: ${link} is now a symbolic link, and undo never writes through a link. Remove the link (or put the folder back), then undo again.`;
+  }
   const current = await currentHash(join(cwd, change.path));
   if (current === change.original) return { change, action: "skip" };
   if (current !== change.final) return conflictLine(change, current);
@@ -190,6 +212,19 @@ function conflictLine(change: FileChange, current: string | null): string {
   if (change.final === null)
     return `${change.path}: the run deleted it, but it exists again (sha256 ${current}).`;
   return `${change.path}: the run left sha256 ${change.final}, it is now ${current}.`;
+}
+
+// The first part of `path` that is a link, if any (a missing part ends the check: undo makes
+// real folders from there).
+async function linkOnTheWay(root: string, path: string): Promise<string | undefined> {
+  const parts = path.split("/");
+  for (let i = 1; i <= parts.length; i += 1) {
+    const part = parts.slice(0, i).join("/");
+    const stats = await lstat(join(root, part)).catch(() => undefined);
+    if (stats === undefined) return undefined;
+    if (stats.isSymbolicLink()) return part;
+  }
+  return undefined;
 }
 
 // A restored file keeps the permissions it has now (an executable script stays executable).
