@@ -17,6 +17,8 @@ export const RunStartEvent = z.object({
   cwd: z.string(),
   // The process that runs it: a run without run_end whose process is alive is still running.
   pid: z.number().int().optional(),
+  // When that process started (processStartTime): a crashed run's pid, reused, is not it.
+  pid_start: z.number().int().optional(),
   // The run this one continues (`resume`), whose ledger holds the earlier facts.
   resumes: z.string().optional(),
 });

@@ -1,6 +1,7 @@
 import { mkdir, readdir } from "node:fs/promises";
 import { join, posix } from "node:path";
 import { agentFolder } from "../fs/agent-folder.ts";
+import { processStartTime } from "../fs/process-alive.ts";
 import { newRunId } from "../fs/run-id.ts";
 import { JsonlAppender, readJsonl } from "./jsonl-file.ts";
 import { LedgerEvent } from "./ledger-events.ts";
@@ -89,6 +90,7 @@ export class RunLedger {
       model: info.model,
       cwd,
       pid: process.pid,
+      pid_start: processStartTime(process.pid),
       resumes: info.resumes,
     });
     return ledger;
