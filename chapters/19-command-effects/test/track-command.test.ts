@@ -11,8 +11,10 @@ import {
   symlink,
   writeFile,
 } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CommandOutcome } from "../src/commands/run-command.ts";
@@ -401,4 +403,55 @@ describe("a disk that fills during a command", () => {
       await rm(path.join(disk.dir, ".agent"), { recursive: true, force: true });
     },
   );
+});
+
+describe("a harness killed mid-command", () => {
+  it("leaves undo the backups: undo RUN_ID puts back what the command changed", async () => {
+    await put("a.txt", "old\n");
+    await put("b.txt", "same\n");
+    const src = path.resolve(import.meta.dirname, "../src");
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+    // A child runs a command that edits a.txt, deletes b.txt... and is killed before it returns.
+    const script = `
+      const { RunLedger } = await import(${JSON.stringify(pathToFileURL(`${src}/ledger/run-ledger.ts`).href)});
+      const { trackCommand } = await import(${JSON.stringify(pathToFileURL(`${src}/commands/track-command.ts`).href)});
+      const { writeFile, rm } = await import("node:fs/promises");
+      const root = ${JSON.stringify(workspace.root())};
+      const ledger = await RunLedger.open(root, { task: "t", model: "m" });
+      console.log(ledger.runId);
+      await trackCommand(ledger, root, "edit", async () => {
+        await writeFile(root + "/a.txt", "half-done\\n");
+        await rm(root + "/b.txt");
+        process.kill(process.pid, "SIGKILL");
+        await new Promise(() => {});
+      }, "none");`;
+    const child = await execFileAsync(process.execPath, [
+      "--import",
+      tsx,
+      "--input-type=module",
+      "-e",
+      script,
+    ]).catch((error: { stdout: string; signal: string }) => error);
+    expect(child).toMatchObject({ signal: "SIGKILL" });
+    const runId = child.stdout.trim();
+    const result = await undoRun(workspace.root(), runId);
+    expect(result).toMatchObject({ restored: ["a.txt", "b.txt"], removed: [], alreadyUndone: [] });
+    expect(await onDisk("a.txt")).toBe("old\n");
+    expect(await onDisk("b.txt")).toBe("same\n");
+  });
+
+  it("leaves nothing for undo when the command could not start", async () => {
+    await put("a.txt", "old\n");
+    const ledger = await openLedger();
+    const failing = async (): Promise<CommandOutcome> => {
+      throw new Error("spawn failed");
+    };
+    await expect(trackCommand(ledger, workspace.root(), "x", failing, "none")).rejects.toThrow(
+      "spawn failed",
+    );
+    const manifest = JSON.parse(
+      await readFile(at(`.agent/backups/${ledger.runId}/manifest.json`), "utf8"),
+    ) as { patches: unknown[] };
+    expect(manifest.patches).toEqual([]);
+  });
 });

@@ -69,8 +69,8 @@ export async function recordCommandBackups(
   runId: string,
   before: BackedUpSnapshot,
   changes: readonly FileChange[],
+  unfinished: string,
 ): Promise<void> {
-  if (changes.length === 0) return;
   const records: BackupRecord[] = changes.map((change) => ({
     path: change.path,
     previous_sha256: change.before,
@@ -78,5 +78,25 @@ export async function recordCommandBackups(
     sha256: change.after,
     mode: before.modes.get(change.path),
   }));
-  await recordInManifest(backupDir, runId, records);
+  await recordInManifest(backupDir, runId, records, { replaces: unfinished });
+}
+
+/**
+ * Before the command runs: every file backed up, as unchanged so far, in a group marked
+ * `unfinished`. Should the harness be killed mid-command, undo finds the backups through it.
+ */
+export async function recordUnfinished(
+  backupDir: string,
+  runId: string,
+  before: BackedUpSnapshot,
+  key: string,
+): Promise<void> {
+  const records: BackupRecord[] = [...before.hashes].map(([path, hash]) => ({
+    path,
+    previous_sha256: hash,
+    backup: before.backups.get(path) ?? null,
+    sha256: hash,
+    mode: before.modes.get(path),
+  }));
+  await recordInManifest(backupDir, runId, records, { unfinished: key });
 }

@@ -32,11 +32,7 @@ export interface WorkspaceSnapshot {
   incomplete: boolean;
 }
 
-/**
- * Hashed in every snapshot though the walk never enters .git/: a command that sets
- * core.fsmonitor or core.hooksPath there makes git run a program, so its change is recorded
- * and undoable like any other.
- */
+/** Hashed though the walk skips .git/: a core.fsmonitor set there makes git run a program. */
 export const ALWAYS_TRACKED = [".git/config"];
 
 /** How a change is written in one letter, as `git status --short` does. */

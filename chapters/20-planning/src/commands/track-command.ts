@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { agentFolder } from "../fs/agent-folder.ts";
 import type { RunLedger } from "../ledger/run-ledger.ts";
-import { recordCommandBackups, snapshotWithBackups } from "./command-backups.ts";
+import { recordInManifest } from "../patch/backups.ts";
+import { recordCommandBackups, recordUnfinished, snapshotWithBackups } from "./command-backups.ts";
 import type { CommandOutcome } from "./run-command.ts";
 import { compareSnapshots, snapshotWorkspace, type FileChange } from "./workspace-snapshot.ts";
 
@@ -43,16 +45,28 @@ export async function trackCommand(
       `The command was not run: backing up the workspace failed (${error.message}), and a command undo could not reverse is not run.`,
     );
   });
-  const outcome = await run();
+  const unfinished = randomUUID();
+  await recordUnfinished(backupDir, ledger.runId, before, unfinished).catch((error: Error) => {
+    throw new Error(
+      `The command was not run: its backups could not be recorded (${error.message}).`,
+    );
+  });
+  const outcome = await run().catch(async (error: unknown) => {
+    // It never started: nothing for undo to take back.
+    await recordInManifest(backupDir, ledger.runId, [], { replaces: unfinished });
+    throw error;
+  });
   const after = await snapshotWorkspace(root, undefined, undefined, before.hashes.keys());
   for (const file of [...before.hashes.keys(), ...after.hashes.keys()]) tracked.add(file);
   const leftOut: string[] = [];
   const changes = compareSnapshots(before, after, leftOut);
   const skipped = new Set([...before.skipped, ...after.skipped]);
   const notices = gapNotices(skipped, leftOut, [...before.problems, ...after.problems]);
-  await recordCommandBackups(backupDir, ledger.runId, before, changes).catch((error: Error) => {
-    notices.push(`Its changes could not be saved for undo (${error.message}).`);
-  });
+  await recordCommandBackups(backupDir, ledger.runId, before, changes, unfinished).catch(
+    (error: Error) => {
+      notices.push(`Its changes could not be saved for undo (${error.message}).`);
+    },
+  );
   await ledger
     .recordCommand({
       command,
@@ -76,11 +90,7 @@ export async function trackCommand(
 /** At most this many paths are named in a notice; the rest are counted. */
 export const MAX_NAMED_PATHS = 5;
 
-/**
- * The notices for what the snapshots missed. A hostile command can hide its changes on purpose
- * (5,000 junk files past the cap, a rule that un-ignores old files), so the model and the ledger
- * are told, not only the person who reads the code.
- */
+/** What the snapshots missed. A hostile command can cause it on purpose: the model is told. */
 function gapNotices(skipped: Set<string>, leftOut: string[], problems: string[]): string[] {
   const notices: string[] = [];
   if (skipped.size > 0) {

@@ -43,6 +43,8 @@ interface FileChange {
   final: string | null;
   // Its permission bits before the run, when a command recorded them.
   mode?: number;
+  // A command that may have changed it never finished (the harness was killed mid-command).
+  unfinished?: boolean;
 }
 
 type Plan = { change: FileChange; action: "restore" | "remove" | "skip"; bytes?: Buffer };
@@ -136,7 +138,8 @@ async function readChanges(cwd: string, runId: string): Promise<FileChange[]> {
     );
   }
   const byPath = new Map<string, FileChange>();
-  for (const record of manifest.patches.flatMap((patch) => patch.files)) {
+  const records = manifest.patches.flatMap((group) => group.files.map((r) => ({ ...r, group })));
+  for (const record of records) {
     const path = safeRelative(record, manifestPath);
     const seen = byPath.get(path);
     // The first record holds the bytes from before the run; the last, what the run left.
@@ -149,8 +152,11 @@ async function readChanges(cwd: string, runId: string): Promise<FileChange[]> {
         final: record.sha256,
         mode: record.mode,
       });
+    if (record.group.unfinished) byPath.get(path)!.unfinished = true;
   }
-  const changes = [...byPath.values()].filter((change) => change.original !== change.final);
+  const changes = [...byPath.values()].filter(
+    (change) => change.original !== change.final || change.unfinished,
+  );
   if (changes.length === 0) {
     throw new UndoRefusedError(`Nothing to undo: run ${runId} left every file as it found it.`);
   }
@@ -179,7 +185,8 @@ async function carryOut(root: string, plan: Plan, result: UndoResult): Promise<v
   } else if (plan.action === "remove") {
     await deleteFile(target);
     result.removed.push(plan.change.path);
-  } else {
+  } else if (!plan.change.unfinished) {
+    // (a file a killed command did not touch is no news: it was only backed up in case)
     result.alreadyUndone.push(plan.change.path);
   }
 }
@@ -194,6 +201,8 @@ async function planFile(cwd: string, runId: string, change: FileChange): Promise
   }
   const current = await currentHash(join(cwd, change.path));
   if (current === change.original) return { change, action: "skip" };
+  // What a command that never finished left is the run's work: nothing recorded what it wrote.
+  if (change.unfinished) change.final = current;
   if (current !== change.final) return conflictLine(change, current);
   if (change.original === null) return { change, action: "remove" };
 
