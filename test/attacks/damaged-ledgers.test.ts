@@ -1,7 +1,7 @@
 // Attack: damaged ledgers and odd trees (issue 21, items 6 to 8). A hostile command, a crash or a
 // full disk leaves .agent/runs/ or the workspace in a state the harness did not write: a garbage
 // line, an invalid event, an empty ledger (kill -9 at run start), a folder or a FIFO named
-// x.jsonl, a torn line in the middle; a folder named in invalid UTF-8, a folder swapped for a link
+// x.jsonl, a torn line in the middle, a harness killed mid-command; a folder named in invalid UTF-8, a folder swapped for a link
 // to outside, a change hidden behind .gitignore or 5,000 junk files, a changed .git/config.
 // Each must end in a one-line refusal or a skipped file with a notice: no stack trace, no hang,
 // no write outside the workspace, no change that goes unrecorded without a word.
@@ -109,10 +109,10 @@ function resumeThenUndo(cwd: string, runId: string) {
 }
 
 /** `pnpm start -- undo` in `cwd`, as the user runs it: exit code and both streams. */
-function undoCli(cwd: string) {
+function undoCli(cwd: string, runId?: string) {
   const result = spawnSync(
     process.execPath,
-    ["--import", TSX, path.join(CHAPTER_DIR, "src", "main.ts"), "undo"],
+    ["--import", TSX, path.join(CHAPTER_DIR, "src", "main.ts"), "undo", ...(runId ? [runId] : [])],
     { cwd, encoding: "utf8", timeout: 30_000, env: { ...process.env, INIT_CWD: cwd } },
   );
   return { code: result.status, signal: result.signal, out: result.stdout, err: result.stderr };
@@ -200,6 +200,52 @@ describe("attack: damaged ledgers", () => {
     expect(undo.err).toBe("");
     expect(undo.out).toBe(`Undid run ${runId}: restored a.txt.\n`);
   });
+});
+
+describe("attack: kill -9 in the middle of a command", () => {
+  it(
+    "undo RUN_ID restores what the command had backed up",
+    async () => {
+      const trials = SCALE;
+      let held = 0;
+      const problems: string[] = [];
+      for (let trial = 0; trial < trials; trial += 1) {
+        const cwd = await scratch("kill-mid-command");
+        await writeFile(path.join(cwd, "a.txt"), "old\n");
+        const url = (file: string) =>
+          JSON.stringify(pathToFileURL(path.join(CHAPTER_DIR, file)).href);
+        const script = `
+          const { RunLedger } = await import(${url("src/ledger/run-ledger.ts")});
+          const { trackCommand } = await import(${url("src/commands/track-command.ts")});
+          const { writeFile } = await import("node:fs/promises");
+          const ledger = await RunLedger.open(${JSON.stringify(cwd)}, { task: "t", model: "m" });
+          console.log(ledger.runId);
+          await trackCommand(ledger, ${JSON.stringify(cwd)}, "edit", async () => {
+            await writeFile(${JSON.stringify(path.join(cwd, "a.txt"))}, "half-done ${trial}\\n");
+            process.kill(process.pid, "SIGKILL");
+            await new Promise(() => {});
+          }, "none");`;
+        const child = spawnSync(
+          process.execPath,
+          ["--import", TSX, "--input-type=module", "-e", script],
+          {
+            encoding: "utf8",
+            timeout: 30_000,
+          },
+        );
+        const undo = undoCli(cwd, child.stdout.trim());
+        const now = await readFile(path.join(cwd, "a.txt"), "utf8");
+        if (child.signal === "SIGKILL" && undo.code === 0 && now === "old\n") held += 1;
+        else
+          problems.push(
+            `#${trial}: ${child.signal}, undo ${undo.code}: ${undo.err.split("\n")[0]}; a.txt ${JSON.stringify(now)}`,
+          );
+      }
+      report("kill -9 mid-command", `${held}/${trials} undone`);
+      expect(problems).toEqual([]);
+    },
+    timeLimit(60),
+  );
 });
 
 describe("attack: odd trees", () => {
