@@ -38,6 +38,19 @@ describe("each chapter rebuilds from its page alone", () => {
 });
 
 describe("captions place code by name", () => {
+  test.each(chapters)(
+    "%s: every snippet shows something the snippets before it did not",
+    (slug) => {
+      const markdown = readFileSync(join(DOCS_DIR, "chapters", `${slug}.md`), "utf8");
+      const repeats = placedPage(slug, markdown)
+        .filter((snippet) => snippet.repeats)
+        .map((snippet) => `${snippet.path}#${snippet.block.selectors.join(",")}`);
+      expect(repeats, "blocks whose every line an earlier block shows: select what is new").toEqual(
+        [],
+      );
+    },
+  );
+
   test.each(chapters)("%s: no caption names a line number", (slug) => {
     const markdown = readFileSync(join(DOCS_DIR, "chapters", `${slug}.md`), "utf8");
     const byNumber = placedPage(slug, markdown)

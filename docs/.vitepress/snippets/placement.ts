@@ -16,6 +16,8 @@ export interface PlacedBlock extends PlacedSnippet {
   block: ChangeBlock;
   /** For each hunk after the first, how many unchanged lines lie between it and the one before. */
   folded: number[];
+  /** The block changes nothing: blocks before it showed every line it selects. */
+  repeats?: true;
 }
 
 export interface Pick {
@@ -288,9 +290,21 @@ function placeBlock(pick: Pick, k: number, owner: Map<DiffLine, number>): Placed
   const afterCount = rows.filter((row) => row.kind !== "-").length;
   const file = before.length === 0 ? "new" : afterCount === 0 ? "deleted" : "changed";
   if (rows.every((row) => row.kind === " ")) {
-    throw new Error(
-      `${pick.block.path}#${pick.block.selectors.join(",")}: every line it selects is shown by a block before it; select what is new here, or drop the block.`,
+    // Every line it selects came with a block before it: shown as it stands, and flagged, so
+    // test/site/rebuild-from-pages.test.ts can ask the page to select what is new here.
+    const found = cuts(
+      rows,
+      rows.map((row) => row.selected),
     );
+    return {
+      path: pick.block.path,
+      file: "changed",
+      caption: "shown by a snippet above",
+      hunks: found.map((cut) => ({ rows: cut.hunk })),
+      block: pick.block,
+      folded: found.slice(1).map((cut, i) => cut.from - found[i]!.to - 1),
+      repeats: true,
+    };
   }
   const radius = rows.map(() => CONTEXT);
   for (;;) {
