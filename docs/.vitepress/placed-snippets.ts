@@ -36,8 +36,15 @@ export function placedPage(slug: string, markdown: string): PlacedBlock[] {
 export function expandBlocks(slug: string, markdown: string): string {
   const placed = placedPage(slug, markdown);
   let k = 0;
+  const render = () => {
+    const index = k++;
+    return placed
+      .filter((snippet) => snippet.index === index)
+      .map(renderPlaced)
+      .join("\n\n");
+  };
   return markdown
-    .replace(CHANGE_BLOCK, () => renderPlaced(placed[k++]!))
+    .replace(CHANGE_BLOCK, render)
     .replace(NOT_SHOWN_BLOCK, (all: string) => renderNotShown(slug, notShownItems(all)));
 }
 

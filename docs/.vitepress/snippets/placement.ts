@@ -16,6 +16,8 @@ export interface PlacedBlock extends PlacedSnippet {
   block: ChangeBlock;
   /** For each hunk after the first, how many unchanged lines lie between it and the one before. */
   folded: number[];
+  /** Which of the page's blocks it comes from: a block's imports are a snippet of their own. */
+  index?: number;
   /** The block changes nothing: blocks before it showed every line it selects. */
   repeats?: true;
 }
@@ -249,7 +251,8 @@ function whatOf(
 
 interface Checked {
   hunks: Hunk[];
-  captions: string[];
+  /** Each hunk's caption; undefined for a hunk that changes nothing. */
+  captions: Array<string | undefined>;
   /** Indexes (into the cuts) of the hunks the reader would put somewhere else. */
   misplaced: number[];
 }
@@ -264,6 +267,7 @@ function check(before: string[], rows: StateRow[], found: Cut[]): Checked {
     const hunk: Hunk = { rows: cut.hunk };
     if (!hasChanges(hunk)) {
       result.hunks.push(hunk);
+      result.captions.push(undefined);
       return;
     }
     const firstChange = cut.hunk.findIndex((row) => row.kind !== " ");
@@ -284,7 +288,27 @@ function check(before: string[], rows: StateRow[], found: Cut[]): Checked {
   return result;
 }
 
-function placeBlock(pick: Pick, k: number, owner: Map<DiffLine, number>): PlacedBlock {
+/** A block's snippet; its imports, when it changes more than them, as a compact one of their own. */
+function importsApart(pick: Pick, checked: Checked, folded: number[]): PlacedBlock[] {
+  const snippet = (from: number, to: number, why: string): PlacedBlock => ({
+    path: pick.block.path,
+    file: "changed",
+    caption: [...new Set(checked.captions.slice(from, to).filter((c) => c !== undefined))].join(
+      "; ",
+    ),
+    hunks: checked.hunks.slice(from, to),
+    block: { ...pick.block, why },
+    folded: folded.slice(from, to - 1),
+  });
+  const first = checked.captions[0];
+  const more = checked.captions.slice(1).some((caption) => caption !== undefined);
+  if (first?.startsWith("imports") && more) {
+    return [snippet(0, 1, ""), snippet(1, checked.hunks.length, pick.block.why)];
+  }
+  return [snippet(0, checked.hunks.length, pick.block.why)];
+}
+
+function placeBlock(pick: Pick, k: number, owner: Map<DiffLine, number>): PlacedBlock[] {
   const rows = blockRows(pick, k, owner);
   const before = rows.filter((row) => row.kind !== "+").map((row) => row.text);
   const afterCount = rows.filter((row) => row.kind !== "-").length;
@@ -296,15 +320,17 @@ function placeBlock(pick: Pick, k: number, owner: Map<DiffLine, number>): Placed
       rows,
       rows.map((row) => row.selected),
     );
-    return {
-      path: pick.block.path,
-      file: "changed",
-      caption: "shown by a snippet above",
-      hunks: found.map((cut) => ({ rows: cut.hunk })),
-      block: pick.block,
-      folded: found.slice(1).map((cut, i) => cut.from - found[i]!.to - 1),
-      repeats: true,
-    };
+    return [
+      {
+        path: pick.block.path,
+        file: "changed",
+        caption: "shown by a snippet above",
+        hunks: found.map((cut) => ({ rows: cut.hunk })),
+        block: pick.block,
+        folded: found.slice(1).map((cut, i) => cut.from - found[i]!.to - 1),
+        repeats: true,
+      },
+    ];
   }
   const radius = rows.map(() => CONTEXT);
   for (;;) {
@@ -313,17 +339,13 @@ function placeBlock(pick: Pick, k: number, owner: Map<DiffLine, number>): Placed
     const found = cuts(rows, visible);
     const checked = file === "changed" ? check(before, rows, found) : undefined;
     if (checked === undefined || checked.misplaced.length === 0) {
-      const captions = [...new Set(checked?.captions ?? [])];
-      const caption =
-        file === "new" ? "new file" : file === "deleted" ? "deleted file" : captions.join("; ");
-      return {
-        path: pick.block.path,
-        file,
-        caption,
-        hunks: checked?.hunks ?? found.map((cut) => ({ rows: cut.hunk })),
-        block: pick.block,
-        folded: found.slice(1).map((cut, i) => cut.from - found[i]!.to - 1),
-      };
+      const folded = found.slice(1).map((cut, i) => cut.from - found[i]!.to - 1);
+      if (checked === undefined) {
+        const caption = file === "new" ? "new file" : "deleted file";
+        const hunks = found.map((cut) => ({ rows: cut.hunk }));
+        return [{ path: pick.block.path, file, caption, hunks, block: pick.block, folded }];
+      }
+      return importsApart(pick, checked, folded);
     }
     let grew = false;
     for (const index of checked.misplaced) {
@@ -346,5 +368,5 @@ function placeBlock(pick: Pick, k: number, owner: Map<DiffLine, number>): Placed
 /** Every block of a page, placed: in page order, each against the code the blocks before it built. */
 export function placeBlocks(picks: Pick[]): PlacedBlock[] {
   const owner = owners(picks);
-  return picks.map((pick, k) => placeBlock(pick, k, owner));
+  return picks.flatMap((pick, k) => placeBlock(pick, k, owner).map((s) => ({ ...s, index: k })));
 }

@@ -67,8 +67,7 @@ export function renderPlaced(placed: PlacedBlock): string {
     `<div class="change-caption">`,
     `<div class="change-place"><code class="change-file">${escapeHtml(placed.path)}</code>` +
       `<span class="change-where">${where}</span></div>`,
-    "",
-    placed.block.why,
+    ...(placed.block.why ? ["", placed.block.why] : []),
     "",
     `</div>`,
     "",
