@@ -179,6 +179,16 @@ describe.concurrent("the built site", () => {
 
       // Placed snippets: each names its file, and the diff ones colour added and removed lines.
       expect(await page.locator(".change .change-file").count()).toBeGreaterThan(2);
+      // Their captions place code by name, never by a line number.
+      const byNumber = await page.evaluate<string[]>(
+        "[...document.querySelectorAll('.change-where')].map((e) => e.textContent ?? '').filter((t) => /\\blines?\\s+\\d/i.test(t))",
+      );
+      expect(byNumber, "captions that place code by a line number").toEqual([]);
+      // A blank added line keeps a line's height, so its `+` sits beside it, not on the next line.
+      const flat = await page.evaluate<number>(
+        "[...document.querySelectorAll('.change .line.diff')].filter((l) => !l.closest('details:not([open])') && l.getBoundingClientRect().height < 1).length",
+      );
+      expect(flat, "marked lines with no height").toBe(0);
 
       // "Run it" and "Break it": captured runs, who-says-what coloured.
       const runs = page.locator(".transcript-run pre");

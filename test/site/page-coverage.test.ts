@@ -149,6 +149,22 @@ describe("selecting and placing part of a file's change", () => {
     ]);
   });
 
+  test("a declaration that replaces another gets its own closing brace", () => {
+    const lines = changeOfTexts(
+      "src/ab.ts",
+      "function a() {\n  x();\n}\n",
+      "function b() {\n  y();\n}\n",
+    ).lines;
+    expect(lines.map((line) => `${line.kind}${line.text}`)).toEqual([
+      "-function a() {",
+      "-  x();",
+      "+function b() {",
+      "+  y();",
+      "-}",
+      "+}",
+    ]);
+  });
+
   test("a not-shown item without a reason is refused", () => {
     expect(() => notShownItems("::: not-shown\n- `src/a.ts`\n:::\n")).toThrow(
       /why it is not shown/,

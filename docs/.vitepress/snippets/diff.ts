@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import { diffArgs } from "../../../scripts/lib/chapter-diff.ts";
 import { listChapters, ROOT } from "../../../scripts/lib/chapters.ts";
+import { landmarks } from "./declarations.ts";
 
 export interface DiffLine {
   kind: " " | "+" | "-";
@@ -70,7 +71,47 @@ function wholeFileDiff(oldPath: string, newPath: string): DiffLine[] {
     const kind = raw[0];
     if (kind === " " || kind === "-" || kind === "+") lines.push({ kind, text: raw.slice(1) });
   }
-  return numbered(slideRuns(lines));
+  return unshare(numbered(slideRuns(lines)), textLines(oldPath), textLines(newPath));
+}
+
+/** A line with nothing of its own to say: brackets, punctuation, a comment's opening or end. */
+const TRIVIAL = /^[\s{}()[\];,]*$|^\s*\/\*\*\s*$|^\s*\*\/\s*$/;
+
+/**
+ * When a lesson replaces a declaration with a new one, diff pairs up their common closing
+ * brackets, so the new declaration would be shown with its `}` as an unchanged line of the old
+ * one. Such a line (brackets, a comment's `/**`) inside a declaration only the new file has is
+ * shown as removed where it was and added to the new declaration.
+ */
+function unshare(lines: DiffLine[], oldLines: string[], newLines: string[]): DiffLine[] {
+  const oldNames = new Set(landmarks(oldLines).map((mark) => mark.name));
+  const byNewLine = new Map(
+    lines.filter((l) => l.newLine !== undefined).map((l) => [l.newLine! - 1, l]),
+  );
+  // New declarations whose only unchanged lines are trivial: a renamed or moved one shares more.
+  const fresh = landmarks(newLines).filter((mark) => {
+    if (oldNames.has(mark.name) || mark.last >= newLines.length) return false;
+    for (let i = mark.first; i <= mark.last; i++) {
+      const line = byNewLine.get(i)!;
+      if (line.kind === " " && line.text.trim() !== "" && !TRIVIAL.test(line.text)) return false;
+    }
+    return true;
+  });
+  const split = (line: DiffLine) =>
+    line.kind === " " &&
+    line.text.trim() !== "" &&
+    fresh.some((mark) => mark.first <= line.newLine! - 1 && line.newLine! - 1 <= mark.last);
+  if (!lines.some(split)) return lines;
+  return numbered(
+    lines.flatMap((line): DiffLine[] =>
+      split(line)
+        ? [
+            { kind: "-", text: line.text },
+            { kind: "+", text: line.text },
+          ]
+        : [line],
+    ),
+  );
 }
 
 /** Gives each line its place in the old and the new file. */
