@@ -9,6 +9,7 @@ import { CHAT_HELP, runChat } from "./context/chat.ts";
 import { loadConfig } from "./model/config.ts";
 import { createModelClient } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";
+import { visible } from "./terminal/visible-text.ts";
 
 /** Runs the program; returns the exit code. */
 export async function main(args: string[]): Promise<number> {
@@ -17,7 +18,8 @@ export async function main(args: string[]): Promise<number> {
     printError(config.message);
     return 1;
   }
-  const note = (line: string) => process.stderr.write(color.dim(line) + "\n");
+  const note = (line: string) =>
+    process.stderr.write(color.dim(visible(line, { lines: true })) + "\n");
   if (config.kind === "offline") note(config.notice);
 
   const interactive = args.length === 0 && process.stdin.isTTY === true;

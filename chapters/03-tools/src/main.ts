@@ -14,6 +14,7 @@ import { CHAT_HELP, runChat } from "./context/chat.ts";
 import { loadConfig } from "./model/config.ts";
 import { createModelClient } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";
+import { visible } from "./terminal/visible-text.ts";
 import { workspaceTools } from "./tools/workspace-tools.ts";
 
 const USAGE = 'usage: pnpm chapter 3 -- "question about the repository" [--repo PATH]';
@@ -41,7 +42,8 @@ export async function main(argv: string[]): Promise<number> {
     printError(config.message);
     return 1;
   }
-  const note = (line: string) => process.stderr.write(color.dim(line) + "\n");
+  const note = (line: string) =>
+    process.stderr.write(color.dim(visible(line, { lines: true })) + "\n");
   if (config.kind === "offline") note(config.notice);
 
   const workspace = args.repo ?? (await copyDemoRepo());

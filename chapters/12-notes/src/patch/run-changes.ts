@@ -4,6 +4,7 @@ import { color } from "@build-agent/shared/terminal";
 import { structuredPatch } from "diff";
 import { MANIFEST_NAME, type BackupManifest } from "./backups.ts";
 import { sha256 } from "../fs/file-hash.ts";
+import { visible } from "../terminal/visible-text.ts";
 
 /** One file as it was before the run and as it is now (null: did not exist). */
 export interface RunChange {
@@ -47,19 +48,24 @@ export function formatRunChange(change: RunChange): string {
     change.before ?? "",
     change.after ?? "",
   );
-  const lines = [color.bold(`--- ${patch.oldFileName}`), color.bold(`+++ ${patch.newFileName}`)];
+  const lines = [`--- ${patch.oldFileName}`, `+++ ${patch.newFileName}`].map((l) =>
+    color.bold(visible(l)),
+  );
   for (const hunk of patch.hunks) {
     lines.push(
       color.cyan(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`),
     );
-    for (const line of hunk.lines) {
+    // The files' lines are the model's and the workspace's text: written out, then coloured.
+    for (const line of hunk.lines.map((l) => visible(l, { lines: true }))) {
       if (line.startsWith("+")) lines.push(color.green(line));
       else if (line.startsWith("-")) lines.push(color.red(line));
       else lines.push(line);
     }
   }
   lines.push(
-    color.dim(`${change.path}: ${change.sha256 === null ? "deleted" : `sha256 ${change.sha256}`}`),
+    color.dim(
+      `${visible(change.path)}: ${change.sha256 === null ? "deleted" : `sha256 ${change.sha256}`}`,
+    ),
   );
   return lines.join("\n");
 }
