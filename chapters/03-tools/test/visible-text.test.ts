@@ -3,9 +3,7 @@ import { visible } from "../src/terminal/visible-text.ts";
 
 describe("visible: text from outside the harness, made safe to print", () => {
   it("writes out C0 controls, DEL and C1 controls as \\xNN", () => {
-    expect(visible("a\x00b\x07c\x08d\re\x1bf\x7fg")).toBe(
-      "a\\x00b\\x07c\\x08d\\x0de\\x1bf\\x7fg",
-    );
+    expect(visible("a\x00b\x07c\x08d\re\x1bf\x7fg")).toBe("a\\x00b\\x07c\\x08d\\x0de\\x1bf\\x7fg");
     // \x9b is a one-byte CSI, \x9d a one-byte OSC: terminals that take 8-bit controls obey them.
     expect(visible("\x85\x9b2J\x9d0;t\x9c")).toBe("\\x85\\x9b2J\\x9d0;t\\x9c");
   });
@@ -25,9 +23,9 @@ describe("visible: text from outside the harness, made safe to print", () => {
   });
 
   it("writes out bidi marks, overrides and isolates as \\uNNNN", () => {
-    expect(visible("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")).toBe(
-      "\\u061c\\u200e\\u200f\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069",
-    );
+    expect(
+      visible("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"),
+    ).toBe("\\u061c\\u200e\\u200f\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069");
     expect(visible("node check.mjs \u202e#sj.kcehc")).toBe("node check.mjs \\u202e#sj.kcehc");
   });
 

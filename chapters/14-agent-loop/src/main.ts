@@ -15,6 +15,7 @@ import { ContextBudgetError } from "./context/context-budget.ts";
 import { startConversation } from "./context/conversation.ts";
 import { createModelClient } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";
+import { visible } from "./terminal/visible-text.ts";
 import type { RunLedger } from "./ledger/run-ledger.ts";
 import { collectRunChanges, formatRunChange } from "./patch/run-changes.ts";
 import { runOneShot } from "./loop/one-shot.ts";
@@ -107,11 +108,13 @@ async function undo(repo: string | undefined, runId: string | undefined): Promis
   // pnpm runs scripts from the repository root; INIT_CWD is where the user typed the command.
   const workspace = repo ?? process.env.INIT_CWD ?? process.cwd();
   try {
-    process.stdout.write(describeUndo(await undoRun(workspace, runId)) + "\n");
+    process.stdout.write(
+      visible(describeUndo(await undoRun(workspace, runId)), { lines: true }) + "\n",
+    );
     return 0;
   } catch (error) {
     if (!(error instanceof UndoRefusedError)) throw error;
-    printError(error.message);
+    printError(visible(error.message, { lines: true }));
     return 1;
   }
 }

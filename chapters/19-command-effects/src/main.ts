@@ -11,6 +11,7 @@ import { loadConfig } from "./model/config.ts";
 import { startConversation } from "./context/conversation.ts";
 import { createModelClient } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";
+import { visible } from "./terminal/visible-text.ts";
 import { parseCommandLine, USAGE, UsageError, type Command } from "./loop/cli-args.ts";
 import { CtrlC } from "./loop/ctrl-c.ts";
 import { runSession } from "./loop/interactive.ts";
@@ -149,11 +150,13 @@ async function commandRules(
 
 async function undo(workspace: string, runId: string | undefined): Promise<number> {
   try {
-    process.stdout.write(describeUndo(await undoRun(workspace, runId)) + "\n");
+    process.stdout.write(
+      visible(describeUndo(await undoRun(workspace, runId)), { lines: true }) + "\n",
+    );
     return 0;
   } catch (error) {
     if (!(error instanceof UndoRefusedError)) throw error;
-    printError(error.message);
+    printError(visible(error.message, { lines: true }));
     return 1;
   }
 }
