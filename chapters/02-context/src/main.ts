@@ -15,7 +15,7 @@ import { visible } from "./terminal/visible-text.ts";
 export async function main(args: string[]): Promise<number> {
   const config = await loadConfig();
   if (config.kind === "invalid") {
-    printError(config.message);
+    printError(visible(config.message)); // it may quote a value from .env
     return 1;
   }
   const note = (line: string) =>
