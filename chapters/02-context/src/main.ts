@@ -18,8 +18,7 @@ export async function main(args: string[]): Promise<number> {
     printError(visible(config.message)); // it may quote a value from .env
     return 1;
   }
-  const note = (line: string) =>
-    process.stderr.write(color.dim(visible(line, { lines: true })) + "\n");
+  const note = (line: string) => process.stderr.write(color.dim(line) + "\n");
   if (config.kind === "offline") note(config.notice);
 
   const interactive = args.length === 0 && process.stdin.isTTY === true;

@@ -42,8 +42,7 @@ export async function main(argv: string[]): Promise<number> {
     printError(visible(config.message)); // it may quote a value from .env
     return 1;
   }
-  const note = (line: string) =>
-    process.stderr.write(color.dim(visible(line, { lines: true })) + "\n");
+  const note = (line: string) => process.stderr.write(color.dim(line) + "\n");
   if (config.kind === "offline") note(config.notice);
 
   const workspace = args.repo ?? (await copyDemoRepo());

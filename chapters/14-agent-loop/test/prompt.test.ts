@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -46,7 +47,7 @@ describe("the system prompt", () => {
         date: "2025-01-15",
         git: { branch: "main", status: [" M src/cart.ts"], omitted: 0 },
       },
-      agentsMd: { text: "Run `npm test` before you finish.", omittedChars: 0 },
+      agentsMd: { text: "Run `npm test` before you finish." },
     });
     await expect(prompt).toMatchFileSnapshot("./__snapshots__/system-prompt.txt");
   });
@@ -91,15 +92,15 @@ describe("the system prompt", () => {
         "Follow them unless they conflict with the rules above.\n\nUse tabs.\nNever touch legacy/.\n",
     );
 
-    const long = await readAgentsMd(dir, 10);
-    expect(long).toEqual({ text: "Use tabs.\n", omittedChars: 20 });
+    const long = await readAgentsMd(dir, 6);
+    expect(long).toEqual({ text: "Use tabs.", cut: { line: 1, of: 2, midLine: false } });
     const cut = assembleSystemPrompt({
       texts: [],
       environment: { workspace: dir, platform: "linux", date: "2025-01-15", git: undefined },
       agentsMd: long,
     });
     expect(cut).toContain(
-      "[AGENTS.md is cut here: 20 more characters. Call read_file on AGENTS.md if you need the rest.]",
+      "Use tabs.\n\n[AGENTS.md is cut here, after line 1 of 2, to fit this prompt: read the rest with read_file, from offset 2.]",
     );
   });
 
@@ -131,6 +132,49 @@ describe("git state", () => {
       status: ["?? new.txt"],
       omitted: 0,
     });
+  });
+
+  it("runs nothing a hostile .git/config names, and gives git no API key", async () => {
+    // What a command could leave behind: fsmonitor and a hook run on status, a filter when a
+    // file must be hashed again (its modification time changed). Each writes its environment.
+    const marker = join(dir, "ran.txt");
+    const script = join(dir, "hostile.sh");
+    await writeFile(
+      script,
+      `#!/bin/sh\necho "$0 $*" >> '${marker}'\nenv >> '${marker}'\n[ "$1" = clean ] && cat\n`,
+      {
+        mode: 0o755,
+      },
+    );
+    execFileSync("git", ["init", "--quiet"], { cwd: dir });
+    await mkdir(join(dir, "hooks"));
+    for (const hook of ["post-index-change", "pre-commit"]) {
+      await writeFile(join(dir, "hooks", hook), `#!/bin/sh\nexec '${script}'\n`, { mode: 0o755 });
+    }
+    await writeFile(join(dir, "tracked.txt"), "hello\n");
+    execFileSync("git", ["add", "tracked.txt"], { cwd: dir });
+    for (const [name, value] of [
+      ["core.fsmonitor", script],
+      ["core.hooksPath", join(dir, "hooks")],
+      ["filter.evil.clean", `${script} clean`],
+      ["filter.evil.process", script],
+      ["filter.evil.required", "true"],
+    ]) {
+      execFileSync("git", ["config", name!, value!], { cwd: dir });
+    }
+    await writeFile(join(dir, ".git", "info", "attributes"), "* filter=evil\n");
+    await utimes(join(dir, "tracked.txt"), new Date(2001, 0, 1), new Date(2001, 0, 1));
+    const saved = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = "sk-test-must-not-reach-git-0000";
+    let state;
+    try {
+      state = await readGitState(dir);
+    } finally {
+      if (saved === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = saved;
+    }
+    expect(existsSync(marker) ? await readFile(marker, "utf8") : "nothing ran").toBe("nothing ran");
+    expect(state?.status).toEqual(["A  tracked.txt", "?? hooks/", "?? hostile.sh"]);
   });
 
   it("caps a long status and says how much it left out", () => {

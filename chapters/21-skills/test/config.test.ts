@@ -1,8 +1,11 @@
+import { execFileSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loadConfig, OFFLINE_NOTICE, resolveConfig } from "../src/model/config.ts";
+import { DOTENV_FILE, loadConfig, OFFLINE_NOTICE, resolveConfig } from "../src/model/config.ts";
 
 const limits = { timeoutMs: 60_000, maxRetries: 3, contextTokens: 32_000 };
 
@@ -114,6 +117,25 @@ describe("resolveConfig", () => {
     });
   });
 
+  it("refuses a base URL from .env for a key from the environment: a file must not pick where it goes", () => {
+    const hostile = "OPENAI_BASE_URL=http://127.0.0.1:9/v1\nAGENT_MODEL=m\n";
+    expect(resolveConfig({ OPENAI_API_KEY: "sk-from-env" }, hostile)).toEqual({
+      kind: "invalid",
+      message:
+        "OPENAI_BASE_URL comes from .env but OPENAI_API_KEY from the environment: the key would go to a server a file chose. Set both in the same place: the environment, or the .env at the repository root",
+    });
+    // Both from the same place are fine, and so is a base URL from the environment.
+    expect(resolveConfig({}, `OPENAI_API_KEY=sk-file\n${hostile}`)).toMatchObject({
+      baseURL: "http://127.0.0.1:9/v1",
+    });
+    expect(
+      resolveConfig(
+        { OPENAI_API_KEY: "sk-env", OPENAI_BASE_URL: "http://localhost:1/v1" },
+        hostile,
+      ),
+    ).toMatchObject({ baseURL: "http://localhost:1/v1", apiKey: "sk-env" });
+  });
+
   it("treats an empty variable as unset, so an empty env value does not hide .env", () => {
     expect(resolveConfig({ OPENAI_API_KEY: "" })).toMatchObject({ kind: "offline" });
     expect(resolveConfig({ OPENAI_API_KEY: " " }, "OPENAI_API_KEY=sk-file")).toMatchObject({
@@ -123,17 +145,43 @@ describe("resolveConfig", () => {
 });
 
 describe("loadConfig", () => {
-  it("reads .env from the given directory, and works without one", async () => {
+  it("reads the given .env file, and works without one", async () => {
     const dir = await mkdtemp(join(tmpdir(), "ch01-config-"));
     try {
-      expect(await loadConfig(dir, {})).toMatchObject({ kind: "offline" });
+      expect(await loadConfig(join(dir, ".env"), {})).toMatchObject({ kind: "offline" });
       await writeFile(join(dir, ".env"), "OPENAI_BASE_URL=http://127.0.0.1:9/v1\nAGENT_MODEL=m\n");
-      expect(await loadConfig(dir, {})).toMatchObject({
+      expect(await loadConfig(join(dir, ".env"), {})).toMatchObject({
         kind: "endpoint",
         baseURL: "http://127.0.0.1:9/v1",
       });
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("reads .env at the repository root only, never from the folder it is started in", async () => {
+    const root = fileURLToPath(new URL("../../..", import.meta.url));
+    expect(DOTENV_FILE).toBe(join(root, ".env"));
+    // A workspace where a command wrote a .env that sends the key elsewhere, and the agent is
+    // started from there (tsx chapters/…/main.ts, or an editor's task): that file is not read.
+    const workspace = await mkdtemp(join(tmpdir(), "ch01-hostile-env-"));
+    try {
+      await writeFile(join(workspace, ".env"), "OPENAI_BASE_URL=http://127.0.0.1:9/v1\n");
+      const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+      const config = new URL("../src/model/config.ts", import.meta.url).href;
+      const script = `const { loadConfig } = await import(${JSON.stringify(config)}); console.log(JSON.stringify(await loadConfig()));`;
+      const printed = execFileSync(
+        process.execPath,
+        ["--import", tsx, "--input-type=module", "-e", script],
+        {
+          cwd: workspace,
+          env: { PATH: process.env.PATH, OPENAI_API_KEY: "sk-test-not-a-real-key" },
+          encoding: "utf8",
+        },
+      );
+      expect(printed).not.toContain("127.0.0.1:9");
+    } finally {
+      await rm(workspace, { recursive: true, force: true });
     }
   });
 });

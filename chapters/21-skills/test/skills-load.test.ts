@@ -6,7 +6,7 @@ import { sha256 } from "../src/fs/file-hash.ts";
 import type { SkillLoadedEvent } from "../src/ledger/ledger-events.ts";
 import { RunLedger } from "../src/ledger/run-ledger.ts";
 import { summaryLines } from "../src/loop/run-summary.ts";
-import { discoverSkills, type Skill } from "../src/skills/discover-skills.ts";
+import { discoverSkills, MAX_SKILL_BYTES, type Skill } from "../src/skills/discover-skills.ts";
 import { loadSkillTool } from "../src/tools/load-skill-tool.ts";
 import { runToolCall, type ToolCallResult } from "../src/tools/run-tool-call.ts";
 import { skillText, useSkillFolders, writeSkill } from "./skills-fixtures.ts";
@@ -140,7 +140,13 @@ describe("load_skill", () => {
         "Hint: Continue without it.",
     });
     expect((await load(skills, "run-checks/scripts")).content).toBe(
-      "Error [not_loadable]: .agents/skills/run-checks/scripts is not a regular file of at most 32768 bytes.\n" +
+      "Error [not_loadable]: .agents/skills/run-checks/scripts is a directory, not a regular file.\n" +
+        "Hint: Continue without it, or ask the user what it says.",
+    );
+    const big = join(folders.workspace, ".agents/skills/run-checks/big.md");
+    await writeFile(big, "x".repeat(MAX_SKILL_BYTES + 1));
+    expect((await load(skills, "run-checks/big.md")).content).toBe(
+      `Error [not_loadable]: .agents/skills/run-checks/big.md is too big: ${MAX_SKILL_BYTES + 1} bytes, the limit is ${MAX_SKILL_BYTES}.\n` +
         "Hint: Continue without it, or ask the user what it says.",
     );
   });

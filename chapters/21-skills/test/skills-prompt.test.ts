@@ -30,20 +30,61 @@ describe("the skills in the system prompt", () => {
     );
   });
 
-  it(`stays within ${SKILLS_MAX_TOKENS} tokens however many skills there are, and counts the rest`, () => {
-    const skills = Array.from({ length: 60 }, (_, n) => ({
+  // Collections shaped like real ones: anthropics/skills has 15 skills with descriptions of a few
+  // hundred characters, trailofbits/skills 78, named in two to four words.
+  function collection(size: number, seed: number): { name: string; description: string }[] {
+    const words = (
+      "audit context secure contracts constant time analysis differential review entry " +
+      "point property testing semgrep rule creator sharp edges static variant fuzzing harness " +
+      "crypto protocol memory safety supply chain firmware kernel threat model defaults coverage"
+    ).split(" ");
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const pick = () => words[Math.floor(next() * words.length)]!;
+    const names = new Set<string>();
+    while (names.size < size)
+      names.add(Array.from({ length: 2 + Math.floor(next() * 3) }, pick).join("-"));
+    return [...names].sort().map((name) => ({
+      name,
+      description: `Use when ${Array.from({ length: 30 + Math.floor(next() * 50) }, pick).join(" ")}.`,
+    }));
+  }
+
+  it.each([15, 78])(`names every one of %i skills within ${SKILLS_MAX_TOKENS} tokens`, (size) => {
+    const skills = collection(size, size);
+    const section = formatSkills(skills)!;
+    expect(countTextTokens(section)).toBeLessThanOrEqual(SKILLS_MAX_TOKENS);
+    for (const skill of skills) expect(section).toMatch(new RegExp(`[ ,]${skill.name}[:,\\n]`));
+  });
+
+  it("shortens every long description to the same length before it drops any", () => {
+    const skills = Array.from({ length: 40 }, (_, n) => ({
       name: `skill-${n}`,
-      description: `Use it when the task is about part ${n} of the shop's checkout and its receipts.`,
+      description: `Use it when the task is about part ${n} of the shop's checkout, its receipts, refunds and the emails they send.`,
     }));
     const section = formatSkills(skills)!;
     expect(countTextTokens(section)).toBeLessThanOrEqual(SKILLS_MAX_TOKENS);
-    const listed = section.split("\n").filter((line) => line.startsWith("- skill-")).length;
-    expect(listed).toBeGreaterThan(5);
+    const lines = section.split("\n").filter((line) => line.startsWith("- skill-"));
+    expect(lines).toHaveLength(40);
+    expect(lines.every((line) => line.endsWith("…"))).toBe(true);
     expect(section.split("\n").at(-1)).toBe(
-      `(${60 - listed} more skills are not listed here, to keep this prompt short: \`load_skill\` with a name it does not know answers with every name.)`,
+      "(40 descriptions are shortened to keep this prompt short: `load_skill` shows a skill in full.)",
     );
-    // The skills that are listed are the first ones found: the workspace's come first.
-    expect(section).toContain("- skill-0: ");
+  });
+
+  it("keeps the names alone when shortened descriptions would say too little, and caps even those", () => {
+    const skills = collection(78, 1);
+    const names = formatSkills(skills, 700)!;
+    expect(names.split("\n").at(-2)).toBe(`- ${skills.map((skill) => skill.name).join(", ")}`);
+    expect(names.split("\n").at(-1)).toBe(
+      "(Only the names, to keep this prompt short: `load_skill` shows a skill in full.)",
+    );
+
+    const capped = formatSkills(skills, 300)!;
+    expect(countTextTokens(capped)).toBeLessThanOrEqual(300);
+    expect(capped).toContain(`- ${skills[0]!.name}, `);
+    expect(capped.split("\n").at(-1)).toMatch(
+      /^\(Only the names, to keep this prompt short, and \d+ more are not named here: `load_skill` with a name it does not know answers with every name\.\)$/,
+    );
   });
 
   it("names the skills of the workspace after AGENTS.md, at the end of the prompt", async () => {

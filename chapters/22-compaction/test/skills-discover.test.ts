@@ -89,29 +89,84 @@ describe("finding skills", () => {
     expect(found.problems).toEqual([]);
   });
 
-  it("follows a symlinked skill folder, and survives a broken link and a loop", async () => {
-    await writeSkill(folders.home, "kept", "deploy");
+  it("follows a symlinked skill folder inside the workspace, and survives a broken link and a loop", async () => {
+    await writeSkill(folders.workspace, "tools/kept", "deploy");
     const skills = join(folders.workspace, ".agents/skills");
     await mkdir(skills, { recursive: true });
-    await symlink(join(folders.home, "kept/deploy"), join(skills, "deploy"));
+    await symlink(join(folders.workspace, "tools/kept/deploy"), join(skills, "deploy"));
     await symlink(join(folders.home, "nowhere"), join(skills, "broken"));
     await symlink(join(skills, "loop"), join(skills, "loop"));
 
     const found = await discover();
     expect(found.skills.map((skill) => skill.shown)).toEqual([".agents/skills/deploy/SKILL.md"]);
+    expect(found.skills[0]!.dir).toBe(join(folders.workspace, "tools/kept/deploy"));
     expect(found.problems).toEqual([
       "skipped skill .agents/skills/loop/SKILL.md: a symlink on its path goes round in a loop (ELOOP): fix or remove it",
     ]);
   });
 
-  it("skips a SKILL.md that is too big or not a file, naming it", async () => {
+  it("reads no SKILL.md through a symlink out of the workspace, as read_file reads none", async () => {
+    await writeSkill(folders.home, "kept", "deploy");
+    await writeSkill(folders.home, "kept", "notes");
+    const skills = join(folders.workspace, ".agents/skills");
+    await mkdir(join(skills, "notes"), { recursive: true });
+    await symlink(join(folders.home, "kept/deploy"), join(skills, "deploy"));
+    await symlink(join(folders.home, "kept/notes/SKILL.md"), join(skills, "notes/SKILL.md"));
+
+    const found = await discoverSkills(folders.workspace);
+    expect(found.skills).toEqual([]);
+    const why =
+      "it leads through a symlink out of the workspace, where read_file does not go either: copy the skill in instead";
+    expect(found.problems).toEqual([
+      `skipped skill .agents/skills/deploy/SKILL.md: ${why}`,
+      `skipped skill .agents/skills/notes/SKILL.md: ${why}`,
+    ]);
+  });
+
+  it("confines the home folder's skills to its skills folders, which may link to each other", async () => {
+    await writeSkill(folders.home, ".agents/skills", "commit-style");
+    await mkdir(join(folders.home, ".claude/skills"), { recursive: true });
+    // As `npx skills add` lays them out: the skill in .agents/, a link to it from .claude/.
+    await symlink(
+      join(folders.home, ".agents/skills/commit-style"),
+      join(folders.home, ".claude/skills/commit-style"),
+    );
+    await writeFile(join(folders.home, "notes.md"), skillText("name: notes\ndescription: x."));
+    await mkdir(join(folders.home, ".claude/skills/notes"));
+    await symlink(
+      join(folders.home, "notes.md"),
+      join(folders.home, ".claude/skills/notes/SKILL.md"),
+    );
+
+    const found = await discover();
+    expect(found.skills.map((skill) => skill.shown)).toEqual([
+      "~/.agents/skills/commit-style/SKILL.md",
+    ]);
+    expect(found.problems).toEqual([
+      'skipped skill ~/.claude/skills/commit-style/SKILL.md: the name "commit-style" is taken by ~/.agents/skills/commit-style/SKILL.md, which is used: rename one of them',
+      "skipped skill ~/.claude/skills/notes/SKILL.md: it leads through a symlink out of the home folder's skills folders, where read_file does not go either: copy the skill in instead",
+    ]);
+  });
+
+  it("reads a skill as big as real ones, and says how big one too big is", async () => {
+    // Anthropic's skill-creator: 485 lines, 33 KB, more than the old cap of 32 KiB.
+    const line =
+      "- Keep SKILL.md under 500 lines; move long reference material into files beside it.";
+    const real = skillText(
+      "name: skill-creator\ndescription: Create skills.",
+      Array(400).fill(line).join("\n"),
+    );
+    expect(real.length).toBeGreaterThan(33_000);
+    await writeSkill(folders.workspace, ".agents/skills", "skill-creator", real);
     const big = skillText("name: big\ndescription: Big.", "x".repeat(MAX_SKILL_BYTES));
     await writeSkill(folders.workspace, ".agents/skills", "big", big);
     await mkdir(join(folders.workspace, ".agents/skills/odd/SKILL.md"), { recursive: true });
 
-    expect((await discover()).problems).toEqual([
-      `skipped skill .agents/skills/big/SKILL.md: it is not a regular file of at most ${MAX_SKILL_BYTES} bytes: move details into files beside it`,
-      `skipped skill .agents/skills/odd/SKILL.md: it is not a regular file of at most ${MAX_SKILL_BYTES} bytes: move details into files beside it`,
+    const found = await discover();
+    expect(found.skills.map((skill) => skill.name)).toEqual(["skill-creator"]);
+    expect(found.problems).toEqual([
+      `skipped skill .agents/skills/big/SKILL.md: it is too big: ${Buffer.byteLength(big)} bytes, the limit is ${MAX_SKILL_BYTES}: move details into files beside it`,
+      "skipped skill .agents/skills/odd/SKILL.md: it is a directory, not a regular file",
     ]);
   });
 

@@ -55,11 +55,13 @@ export default async function check(chapterDir: string): Promise<void> {
     );
     assert.match(added, /rules\.md/, "the section's heading should name .agent/rules.md");
 
-    await writeFile(join(workspace, ".agent", "rules.md"), "x".repeat(9_000) + "TAIL-MARKER");
+    // About 20,000 tokens: far more than AGENTS.md's cap of 4,000.
+    const many = Array.from({ length: 4_000 }, (_, n) => `Rule ${n}: keep it short.`).join("\n");
+    await writeFile(join(workspace, ".agent", "rules.md"), `${many}\nTAIL-MARKER\n`);
     const long = await buildSystemPrompt(workspace, fixed);
     assert.ok(
       !long.includes("TAIL-MARKER"),
-      "a long .agent/rules.md should be capped like AGENTS.md (8,000 characters)",
+      "a long .agent/rules.md should be capped like AGENTS.md (4,000 tokens)",
     );
 
     await rm(join(workspace, ".agent"), { recursive: true });

@@ -116,7 +116,7 @@ async function runTurn(
       note("aborted");
       return { kind: "aborted" };
     }
-    note(`error: ${describeModelError(error, endpoint)}`);
+    note(`error: ${visible(describeModelError(error, endpoint), { lines: true })}`);
     return { kind: "failed" };
   } finally {
     options.onAbortable?.(undefined);

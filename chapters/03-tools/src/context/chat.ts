@@ -128,7 +128,7 @@ async function runTurn(
     }
     // Checked before every model call: the question, or a tool result, does not fit.
     if (error instanceof ContextBudgetError) note(`error: ${error.message}`);
-    else note(`error: ${describeModelError(error, endpoint)}`);
+    else note(`error: ${visible(describeModelError(error, endpoint), { lines: true })}`);
     return { kind: "failed" };
   } finally {
     options.onAbortable?.(undefined);

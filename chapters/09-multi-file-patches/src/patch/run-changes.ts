@@ -42,31 +42,26 @@ export async function collectRunChanges(cwd: string, runId: string): Promise<Run
 
 /** A coloured unified diff of one change, ending with the file's new hash. */
 export function formatRunChange(change: RunChange): string {
+  // The path and the lines are the model's and the workspace's text: written out, then coloured.
   const patch = structuredPatch(
-    change.before === null ? "/dev/null" : `a/${change.path}`,
-    change.after === null ? "/dev/null" : `b/${change.path}`,
-    change.before ?? "",
-    change.after ?? "",
+    change.before === null ? "/dev/null" : `a/${visible(change.path)}`,
+    change.after === null ? "/dev/null" : `b/${visible(change.path)}`,
+    visible(change.before ?? "", { lines: true }),
+    visible(change.after ?? "", { lines: true }),
   );
-  const lines = [`--- ${patch.oldFileName}`, `+++ ${patch.newFileName}`].map((l) =>
-    color.bold(visible(l)),
-  );
+  const lines = [color.bold(`--- ${patch.oldFileName}`), color.bold(`+++ ${patch.newFileName}`)];
   for (const hunk of patch.hunks) {
     lines.push(
       color.cyan(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`),
     );
-    // The files' lines are the model's and the workspace's text: written out, then coloured.
-    for (const line of hunk.lines.map((l) => visible(l, { lines: true }))) {
+    for (const line of hunk.lines) {
       if (line.startsWith("+")) lines.push(color.green(line));
       else if (line.startsWith("-")) lines.push(color.red(line));
       else lines.push(line);
     }
   }
-  lines.push(
-    color.dim(
-      `${visible(change.path)}: ${change.sha256 === null ? "deleted" : `sha256 ${change.sha256}`}`,
-    ),
-  );
+  const hash = change.sha256 === null ? "deleted" : `sha256 ${change.sha256}`;
+  lines.push(color.dim(`${visible(change.path)}: ${hash}`));
   return lines.join("\n");
 }
 

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
 import { DEFAULT_CONTEXT_TOKENS } from "../context/context-budget.ts";
 
@@ -42,6 +42,14 @@ export function resolveConfig(env: Env, dotenvText = ""): Config {
   const vars = mergeEnv(env, dotenvText);
   const limits = resolveLimits(vars);
   if (typeof limits === "string") return { kind: "invalid", message: limits };
+  // A file written later (by a command the model ran, say) must not pick where your key goes.
+  if (isSet(env.OPENAI_API_KEY) && !isSet(env.OPENAI_BASE_URL) && vars.OPENAI_BASE_URL) {
+    return {
+      kind: "invalid",
+      message:
+        "OPENAI_BASE_URL comes from .env but OPENAI_API_KEY from the environment: the key would go to a server a file chose. Set both in the same place: the environment, or the .env at the repository root",
+    };
+  }
 
   const apiKey = vars.OPENAI_API_KEY;
   const model = vars.AGENT_MODEL;
@@ -83,14 +91,20 @@ export function resolveConfig(env: Env, dotenvText = ""): Config {
   };
 }
 
-/** Reads the real environment and `.env` in `cwd` (if there is one). */
-export async function loadConfig(cwd = process.cwd(), env: Env = process.env): Promise<Config> {
-  return resolveConfig(env, await readDotenv(cwd));
+/**
+ * The `.env` at the root of this repository, wherever the agent is started from and whatever
+ * folder it works on: a workspace's own `.env` is the model's to write, not yours.
+ */
+export const DOTENV_FILE = fileURLToPath(new URL("../../../../.env", import.meta.url));
+
+/** Reads the real environment and the `.env` file (if there is one). */
+export async function loadConfig(file = DOTENV_FILE, env: Env = process.env): Promise<Config> {
+  return resolveConfig(env, await readDotenv(file));
 }
 
-async function readDotenv(cwd: string): Promise<string> {
+async function readDotenv(file: string): Promise<string> {
   try {
-    return await readFile(join(cwd, ".env"), "utf8");
+    return await readFile(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return "";
     throw error;
@@ -102,10 +116,14 @@ function mergeEnv(env: Env, dotenvText: string): Env {
   const merged: Env = {};
   for (const source of [parseEnv(dotenvText), env]) {
     for (const [name, value] of Object.entries(source)) {
-      if (value !== undefined && value.trim() !== "") merged[name] = value.trim();
+      if (isSet(value)) merged[name] = value.trim();
     }
   }
   return merged;
+}
+
+function isSet(value: string | undefined): value is string {
+  return value !== undefined && value.trim() !== "";
 }
 
 function resolveLimits(vars: Env): Limits | string {

@@ -2,7 +2,9 @@
  * A sandbox narrows what a command can reach, so an approved command that does more than it
  * said (a test that deletes ~/, a postinstall that phones home) is stopped by the kernel, not
  * by trust. On Linux that is bubblewrap (`bwrap`, Debian's `bubblewrap` package): the mount, PID
- * and network namespaces a container uses, for one command, without root.
+ * and network namespaces a container uses, for one command, without root. As root (Docker, CI) it
+ * also runs the command in a user namespace with every capability dropped: root's power to
+ * remount `/`, unmount the private /proc or enter another namespace would undo all the rest.
  *
  * What it does NOT protect against:
  * - reads: the whole filesystem stays readable, so a command can read anything the user can
@@ -13,12 +15,15 @@
  *   each command changed and undo restores it;
  * - Unix sockets: a socket file is reached by connect(), which neither read-only mounts nor
  *   --unshare-net stop. /run (Docker's socket, systemd's) is hidden below; a socket elsewhere,
- *   e.g. in /var/tmp, stays reachable.
+ *   e.g. in /var/tmp, stays reachable;
+ * - files the next run reads, when the workspace holds them: `.git/` and the agent's own `.env`
+ *   are read-only below, but a workspace that contains this repository contains the agent's code.
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join, relative, sep } from "node:path";
+import { DOTENV_FILE } from "../model/config.ts";
 
 export interface Sandbox {
   /** Recorded in the ledger beside each command: "bubblewrap". */
@@ -30,11 +35,7 @@ export interface Sandbox {
 export const bubblewrap: Sandbox = {
   name: "bubblewrap",
   wrap(argv, workspace) {
-    // The ledger and the backups: a command must not rewrite the record of what it did.
-    const agentFolder = join(workspace, ".agent");
-    const protectAgentFolder = existsSync(agentFolder)
-      ? ["--ro-bind", agentFolder, agentFolder]
-      : [];
+    const protect = readOnlyPaths(workspace).flatMap((path) => ["--ro-bind", path, path]);
     return [
       "bwrap",
       // Order matters: each mount goes on top of the ones before it.
@@ -45,7 +46,7 @@ export const bubblewrap: Sandbox = {
       // Where daemons put their sockets: /var/run/docker.sock is root for anyone who reaches it.
       ...["--tmpfs", "/run"],
       ...["--bind", workspace, workspace],
-      ...protectAgentFolder,
+      ...protect,
       ...["--chdir", workspace],
       // TMPDIR may name a folder outside /tmp, which is read-only here.
       ...["--setenv", "TMPDIR", "/tmp"],
@@ -55,18 +56,40 @@ export const bubblewrap: Sandbox = {
       // inside dies with it, even a process that left the process group.
       "--unshare-pid",
       "--die-with-parent",
+      // For a normal user both are what bwrap does anyway. Root keeps its uid (its files stay
+      // writable) but no capability: it cannot mount, unmount, enter namespaces or trace.
+      "--unshare-user",
+      ...["--cap-drop", "ALL"],
       "--",
       ...argv,
     ];
   },
 };
 
+/**
+ * What stays read-only inside the writable workspace, of what exists. The ledger and the backups:
+ * a command must not rewrite the record of what it did. `.git/`: its config names programs git
+ * runs (core.fsmonitor, hooks). The agent's `.env`, when the workspace holds this repository: it
+ * names the server that gets the API key. The next run reads all three, outside the sandbox.
+ */
+export function readOnlyPaths(workspace: string, dotenv = DOTENV_FILE): string[] {
+  const paths = [join(workspace, ".agent"), join(workspace, ".git")];
+  if (isInside(dotenv, realpathSync(workspace))) paths.push(dotenv);
+  return paths.filter((path) => existsSync(path));
+}
+
+function isInside(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel !== "" && rel.split(sep)[0] !== ".." && !isAbsolute(rel);
+}
+
 let found: Promise<Sandbox | undefined> | undefined;
 
 /**
  * bubblewrap, if it is installed and works here. Installed is not enough: a container or a
- * hardened kernel can forbid the user namespaces it needs, so it is tried once, with the same
- * options a command gets, and the answer is kept for the rest of the process.
+ * hardened kernel can forbid the user namespaces it needs (or an old bwrap refuse an option),
+ * so it is tried once, with the same options a command gets, and the answer is kept for the rest
+ * of the process: no confinement that only half works.
  */
 export async function findSandbox(): Promise<Sandbox | undefined> {
   found ??= works(bubblewrap).then((ok) => (ok ? bubblewrap : undefined));

@@ -14,13 +14,57 @@ export const MAX_STATUS_LINES = 20;
 /** Runs git in a folder and returns its stdout; rejects when git fails or is missing. */
 export type GitRunner = (args: string[], cwd: string) => Promise<string>;
 
-export const runGit: GitRunner = (args, cwd) =>
-  new Promise((resolve, reject) => {
-    execFile("git", args, { cwd, timeout: 5_000, encoding: "utf8" }, (error, stdout) => {
+/**
+ * git reads the repository's own config, and some of it names programs to run: core.fsmonitor
+ * on every status, a hook when the index is written, a filter when a file must be hashed again.
+ * A command the model ran can write `.git/config` (or `git init` a repository of its own), so
+ * the harness's git runs with none of them, without optional locks (it never writes the index),
+ * and with a minimal environment: never the API key.
+ */
+const SAFE_GIT = [
+  "--no-optional-locks",
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.hooksPath=/dev/null",
+];
+const GIT_ENV = ["PATH", "HOME", "XDG_CONFIG_HOME", "LANG", "LC_ALL", "LC_CTYPE"];
+
+export const runGit: GitRunner = async (args, cwd) => {
+  const filters = await filterDrivers(cwd);
+  return execGit([...SAFE_GIT, ...filters.flatMap(neutralFilter), ...args], cwd);
+};
+
+function execGit(args: string[], cwd: string): Promise<string> {
+  const env = Object.fromEntries(GIT_ENV.map((name) => [name, process.env[name]]));
+  return new Promise((resolve, reject) => {
+    execFile("git", args, { cwd, env, timeout: 5_000, encoding: "utf8" }, (error, stdout) => {
       if (error) reject(error);
       else resolve(stdout);
     });
   });
+}
+
+/** Every filter driver any config names; reading config runs nothing. */
+async function filterDrivers(cwd: string): Promise<string[]> {
+  const names = await execGit(
+    [...SAFE_GIT, "config", "--name-only", "--get-regexp", "^filter\\."],
+    cwd,
+  ).catch(() => "");
+  const drivers = names
+    .split("\n")
+    .flatMap((name) => /^filter\.(.+)\.[^.]+$/s.exec(name)?.[1] ?? []);
+  // `-c a=b` splits at the first "=": a driver named with one cannot be turned off, so no git.
+  if (drivers.some((driver) => driver.includes("="))) throw new Error("unsafe filter driver name");
+  return [...new Set(drivers)];
+}
+
+/** The driver's programs emptied: git then hashes the file as it is on disk. */
+function neutralFilter(driver: string): string[] {
+  return ["clean", "smudge", "process"]
+    .flatMap((key) => ["-c", `filter.${driver}.${key}=`])
+    .concat(["-c", `filter.${driver}.required=false`]);
+}
 
 /**
  * The branch and a short status, or undefined when `cwd` is not inside a git
@@ -37,8 +81,10 @@ export async function readGitState(
   }
   try {
     // --untracked-files=normal lists a new folder once instead of every file in it. The
-    // harness's own .agent/ (ledgers, backups, notes) is not the project's work: left out.
-    const args = ["status", "--short", "--untracked-files=normal", "--", ".", ":(exclude).agent"];
+    // harness's own .agent/ (ledgers, backups, notes) is not the project's work: left out. A
+    // submodule is a repository with a config of its own, whose filters runGit never saw.
+    const args = ["status", "--short", "--untracked-files=normal", "--ignore-submodules=all"];
+    args.push("--", ".", ":(exclude).agent");
     const status = (await git(args, cwd)).split("\n").filter((line) => line.trim() !== "");
     return {
       branch: await readBranch(cwd, git),

@@ -1,10 +1,12 @@
-import { countTextTokens } from "../context/token-counter.ts";
+import { fitList, type ListCuts } from "../prompts/fit-list.ts";
 import type { SkillText } from "./skill-file.ts";
 
 // Progressive disclosure: the prompt names each skill and says when to use it, a line each;
 // the instructions come only when the model loads one. The list has a cap of its own, so a
-// home folder full of skills cannot crowd the task out of every request.
-export const SKILLS_MAX_TOKENS = 400;
+// home folder full of skills cannot crowd the task out of every request: descriptions are
+// shortened, evenly, then left out, so that every skill is still named. At most 100 skills are
+// read (discover-skills.ts); 78 names of three or four words take about 600 tokens.
+export const SKILLS_MAX_TOKENS = 1_000;
 
 const INTRO =
   "Skills are procedures written down for particular tasks. When your task matches a skill's " +
@@ -18,22 +20,17 @@ export function formatSkills(
   maxTokens = SKILLS_MAX_TOKENS,
 ): string | undefined {
   if (skills.length === 0) return undefined;
-  const lines = ["# Skills", "", INTRO, ""];
-  let listed = 0;
-  for (const skill of skills) {
-    const line = `- ${skill.name}: ${skill.description.replace(/\s+/g, " ")}`;
-    // The line saying how many are left out must fit too, whenever one is.
-    const rest = skills.length - listed - 1;
-    const text = [...lines, line, ...(rest > 0 ? [leftOut(rest)] : [])].join("\n");
-    if (countTextTokens(text) > maxTokens) break;
-    lines.push(line);
-    listed += 1;
-  }
-  if (listed < skills.length) lines.push(leftOut(skills.length - listed));
-  return lines.join("\n");
+  const entries = skills.map((skill) => ({ name: skill.name, text: skill.description }));
+  return fitList(["# Skills", "", INTRO, ""], entries, maxTokens, cutsNote);
 }
 
-function leftOut(count: number): string {
-  const skills = count === 1 ? "1 more skill is" : `${count} more skills are`;
-  return `(${skills} not listed here, to keep this prompt short: \`load_skill\` with a name it does not know answers with every name.)`;
+function cutsNote(cuts: ListCuts): string {
+  if (!cuts.namesOnly) {
+    const skills = cuts.shortened === 1 ? "1 description is" : `${cuts.shortened} descriptions are`;
+    return `(${skills} shortened to keep this prompt short: \`load_skill\` shows a skill in full.)`;
+  }
+  if (cuts.leftOut === 0) {
+    return "(Only the names, to keep this prompt short: `load_skill` shows a skill in full.)";
+  }
+  return `(Only the names, to keep this prompt short, and ${cuts.leftOut} more are not named here: \`load_skill\` with a name it does not know answers with every name.)`;
 }

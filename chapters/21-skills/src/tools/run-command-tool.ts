@@ -54,6 +54,7 @@ export function runCommandTool(settings: CommandSettings): AnyTool {
             timeoutMs: settings.timeoutMs,
             signal: context.signal,
             env: childEnv(process.env, settings.secrets),
+            secrets: settings.secrets,
             sandbox: settings.sandbox,
           }),
         settings.sandbox?.name ?? "none",

@@ -2,7 +2,7 @@ import { readdir, realpath } from "node:fs/promises";
 import { isAbsolute, join, posix, relative, sep } from "node:path";
 import { z } from "zod";
 import { sha256 } from "../fs/file-hash.ts";
-import { readRegularFile } from "../fs/read-regular-file.ts";
+import { describeFileType, readRegularFile } from "../fs/read-regular-file.ts";
 import { isSecretFile, secretFilesAllowed } from "../fs/secret-files.ts";
 import type { RunLedger } from "../ledger/run-ledger.ts";
 import { MAX_SKILL_BYTES, type Skill } from "../skills/discover-skills.ts";
@@ -88,7 +88,7 @@ async function loadFile(skill: Skill, file: string, ledger: RunLedger): Promise<
     );
   }
   // Node's own message names the absolute path, the home folder's included: only the code goes on.
-  const { bytes } = await readRegularFile(real, MAX_SKILL_BYTES).catch((error: unknown) => {
+  const { stats, bytes } = await readRegularFile(real, MAX_SKILL_BYTES).catch((error: unknown) => {
     throw new ToolError(
       "io_error",
       `${shown} cannot be read (${(error as NodeJS.ErrnoException).code ?? "unknown error"}).`,
@@ -96,9 +96,12 @@ async function loadFile(skill: Skill, file: string, ledger: RunLedger): Promise<
     );
   });
   if (bytes === null) {
+    const what = stats.isFile()
+      ? `too big: ${stats.size} bytes, the limit is ${MAX_SKILL_BYTES}`
+      : `${describeFileType(stats)}, not a regular file`;
     throw new ToolError(
       "not_loadable",
-      `${shown} is not a regular file of at most ${MAX_SKILL_BYTES} bytes.`,
+      `${shown} is ${what}.`,
       "Continue without it, or ask the user what it says.",
     );
   }
