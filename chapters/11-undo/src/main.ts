@@ -149,12 +149,9 @@ function ledgerLine(ledger: RunLedger, workspace: string): string {
 }
 
 async function undo(repo: string | undefined, runId: string | undefined): Promise<number> {
-  // pnpm runs scripts from the repository root; INIT_CWD is where the user typed the command.
-  const workspace = repo ?? process.env.INIT_CWD ?? process.cwd();
+  const workspace = repo ?? process.env.INIT_CWD ?? process.cwd(); // where the user typed it (pnpm)
   try {
-    process.stdout.write(
-      visible(describeUndo(await undoRun(workspace, runId)), { lines: true }) + "\n",
-    );
+    process.stdout.write(describeUndo(await undoRun(workspace, runId)) + "\n");
     return 0;
   } catch (error) {
     if (!(error instanceof UndoRefusedError)) throw error;

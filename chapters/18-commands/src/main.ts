@@ -140,9 +140,7 @@ async function commandRules(
 
 async function undo(workspace: string, runId: string | undefined): Promise<number> {
   try {
-    process.stdout.write(
-      visible(describeUndo(await undoRun(workspace, runId)), { lines: true }) + "\n",
-    );
+    process.stdout.write(describeUndo(await undoRun(workspace, runId)) + "\n");
     return 0;
   } catch (error) {
     if (!(error instanceof UndoRefusedError)) throw error;
