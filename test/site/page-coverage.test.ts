@@ -133,6 +133,25 @@ describe("selecting and placing part of a file's change", () => {
     expect(placed!.caption).toBe("new `b`, in `Box`, after `a`");
   });
 
+  test("a block's imports, when it changes more than them, are a compact snippet of their own", () => {
+    const before =
+      'import { a } from "./a.ts";\n\nexport function f(): number {\n  one();\n  two();\n  three();\n  four();\n  five();\n  six();\n  seven();\n  eight();\n  nine();\n  return a;\n}\n';
+    const after = before
+      .replace(
+        'import { a } from "./a.ts";',
+        'import { a } from "./a.ts";\nimport { b } from "./b.ts";',
+      )
+      .replace("return a;", "return a + b;");
+    const f = changeOfTexts("src/f.ts", before, after);
+    const placed = placeBlocks([
+      { block: { path: "src/f.ts", selectors: [], why: "Why." }, change: f },
+    ]);
+    expect(placed.map((snippet) => [snippet.caption, snippet.block.why])).toEqual([
+      ["imports, at the top of the file", ""],
+      ["in `f`", "Why."],
+    ]);
+  });
+
   test("a new function gets its own closing brace, not the one of the function before", () => {
     const before = "function a() {\n  x();\n}\n";
     const after = "function a() {\n  x();\n  y();\n}\n\nfunction b() {\n  z();\n}\n";
