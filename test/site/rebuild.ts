@@ -52,7 +52,10 @@ export function rebuildChapter(slug: string): Rebuild {
     if (got === undefined) different.push(`${path}: the chapter has it, the page never creates it`);
     else if (real === undefined)
       different.push(`${path}: the page leaves it, the chapter has no such file`);
-    else different.push(`${path}: ${firstDifference(got, real)}`);
+    else
+      different.push(
+        `${path}: ${firstDifference(got, real)} (a line no snippet shows? pnpm exec tsx scripts/page-check.ts ${slug.slice(0, 2)})`,
+      );
   }
   return { unplaced, different };
 }

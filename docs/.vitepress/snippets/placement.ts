@@ -249,6 +249,23 @@ function whatOf(
   return parts.join(", ");
 }
 
+/** Where each run of changes after the first one of a hunk goes, in the caption's words. */
+function laterPlaces(
+  lines: readonly string[],
+  hunk: Row[],
+  startsAt: number,
+  firstChange: number,
+): string[] {
+  const places: string[] = [];
+  let at = startsAt;
+  hunk.forEach((row, i) => {
+    const runStarts = row.kind !== " " && (i === 0 || hunk[i - 1]!.kind === " ");
+    if (runStarts && i > firstChange) places.push(placeOf(lines, at, row.kind).place);
+    if (row.kind !== "+") at++;
+  });
+  return places;
+}
+
 interface Checked {
   hunks: Hunk[];
   /** Each hunk's caption; undefined for a hunk that changes nothing. */
@@ -280,7 +297,12 @@ function check(before: string[], rows: StateRow[], found: Cut[]): Checked {
     // "removes `x`" says where by itself when `x` is what the caption would place it in.
     const self =
       anchor !== undefined && !landmarks(after).some((mark) => mark.name === anchor.name);
-    result.captions.push(what ? (self ? what : `${what}, ${place}`) : place);
+    const first = what ? (self ? what : `${what}, ${place}`) : place;
+    // Further changes in the same hunk that sit in another declaration say so too.
+    const others = laterPlaces(lines, cut.hunk, startsAt, firstChange).filter(
+      (other) => other !== place && !first.includes(other),
+    );
+    result.captions.push([first, ...new Set(others)].join("; "));
     result.hunks.push(hunk);
     shift += after.length - lines.length;
     lines = after;
@@ -293,9 +315,13 @@ function importsApart(pick: Pick, checked: Checked, folded: number[]): PlacedBlo
   const snippet = (from: number, to: number, why: string): PlacedBlock => ({
     path: pick.block.path,
     file: "changed",
-    caption: [...new Set(checked.captions.slice(from, to).filter((c) => c !== undefined))].join(
-      "; ",
-    ),
+    caption: [
+      ...new Set(
+        checked.captions
+          .slice(from, to)
+          .flatMap((caption) => (caption === undefined ? [] : caption.split("; "))),
+      ),
+    ].join("; "),
     hunks: checked.hunks.slice(from, to),
     block: { ...pick.block, why },
     folded: folded.slice(from, to - 1),
