@@ -31,8 +31,9 @@ const isBlank = (line: DiffLine | Row) => line.text.trim() === "";
 
 /**
  * Which block first shows each changed line. A blank added or removed line goes with the changed
- * line right after it, else the one right before it, else the first block that selects it (a blank line changed on its own: the nearest changed line), so whole
- * declarations arrive with the blank line between them.
+ * line right after it, else the one right before it, else the first block that selects it (a
+ * blank line changed on its own: the nearest changed line), so whole declarations arrive with
+ * the blank line between them.
  */
 function owners(picks: Pick[]): Map<DiffLine, number> {
   const owner = new Map<DiffLine, number>();
