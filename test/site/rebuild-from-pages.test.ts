@@ -6,7 +6,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { placedPage } from "../../docs/.vitepress/placed-snippets.ts";
+import { changesOf, placedPage } from "../../docs/.vitepress/placed-snippets.ts";
+import { landmarks } from "../../docs/.vitepress/snippets/declarations.ts";
 import { applySnippet, type PlacedSnippet } from "../../docs/.vitepress/snippets/reader.ts";
 import { listChapters } from "../../scripts/lib/chapters.ts";
 import { rebuildChapter } from "./rebuild.ts";
@@ -75,6 +76,31 @@ describe("captions place code by name", () => {
       expect(unnamed).toEqual([]);
     },
   );
+});
+
+describe("a new declaration is shown whole", () => {
+  test.each(chapters)("%s: no new declaration borrows a bracket from its neighbour", (slug) => {
+    const borrowed = changesOf(slug)
+      .filter((change) => change.status === "modified")
+      .flatMap((change) => {
+        const had = new Set(landmarks(change.oldLines).map((mark) => mark.name));
+        const kindOf = new Map(
+          change.lines.filter((l) => l.newLine).map((l) => [l.newLine! - 1, l.kind]),
+        );
+        return landmarks(change.newLines)
+          .filter((mark) => !had.has(mark.name) && mark.last < change.newLines.length)
+          .filter((mark) => {
+            const lines = change.newLines.slice(mark.first, mark.last + 1);
+            const kinds = lines.map((_, i) => kindOf.get(mark.first + i));
+            // Only new code, except brackets the diff shared with the code around it.
+            const shared = kinds.filter((kind) => kind === " ");
+            const sharedCode = lines.filter((line, i) => kinds[i] === " " && /[\w"'`]/.test(line));
+            return shared.length > 0 && sharedCode.length === 0;
+          })
+          .map((mark) => `${change.path}: ${mark.name}`);
+      });
+    expect(borrowed).toEqual([]);
+  });
 });
 
 describe("the reader's rules", () => {
