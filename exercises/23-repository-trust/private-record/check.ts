@@ -24,12 +24,16 @@ export default async function check(chapterDir: string): Promise<void> {
   const trust = (await import(
     pathToFileURL(join(chapterDir, "src/commands/agents-md-trust.ts")).href
   )) as TrustModule;
-  const home = await mkdtemp(join(tmpdir(), "private-record-home-")); // never the real record
+  const home = await mkdtemp(join(tmpdir(), "private-record-config-")); // never the real record
   const workspace = await realpath(await mkdtemp(join(tmpdir(), "private-record-ws-")));
-  const saved = { ...process.env };
+  // The record's place comes from process.env, which the exercise checks share: one at a time.
+  const release = await takeTurn();
+  const saved = {
+    XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME,
+    trust: process.env.AGENT_TRUST_AGENTS_MD,
+  };
   try {
-    process.env.HOME = home;
-    process.env.XDG_CONFIG_HOME = "";
+    process.env.XDG_CONFIG_HOME = home;
     delete process.env.AGENT_TRUST_AGENTS_MD;
     const line = "node check.mjs";
     const noTerminal = { interactive: false, ask: async () => "y" };
@@ -60,8 +64,25 @@ export default async function check(chapterDir: string): Promise<void> {
       line,
     ]);
   } finally {
-    process.env = saved;
+    restore("XDG_CONFIG_HOME", saved.XDG_CONFIG_HOME);
+    restore("AGENT_TRUST_AGENTS_MD", saved.trust);
+    release();
     await rm(home, { recursive: true, force: true });
     await rm(workspace, { recursive: true, force: true });
   }
+}
+
+function restore(name: string, value: string | undefined): void {
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
+}
+
+/** Waits for the other checks that set the record's place (exercises run concurrently). */
+async function takeTurn(): Promise<() => void> {
+  const shared = globalThis as { trustRecordTurn?: Promise<void> };
+  const previous = shared.trustRecordTurn ?? Promise.resolve();
+  let release = () => {};
+  shared.trustRecordTurn = previous.then(() => new Promise<void>((done) => (release = done)));
+  await previous;
+  return release;
 }
