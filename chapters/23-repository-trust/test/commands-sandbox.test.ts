@@ -170,10 +170,10 @@ describe.skipIf(SANDBOX === undefined && !IN_CI).each(USERS)(
     it("cannot change .git/: its config names programs the next run's git would start", async () => {
       await mkdir(join(workspace, ".git"));
       await writeFile(join(workspace, ".git", "config"), "[core]\n");
-    // nobody's own .git: only the sandbox, not a permission, may stop the write.
-    for (const path of [".git", ".git/config"]) {
-      if (nobody) await chown(join(workspace, path), NOBODY, NOBODY);
-    }
+      // nobody's own .git: only the sandbox, not a permission, may stop the write.
+      for (const path of [".git", ".git/config"]) {
+        if (nobody) await chown(join(workspace, path), NOBODY, NOBODY);
+      }
       const outcome = await inSandbox(
         "echo '[core] fsmonitor = ./evil.sh' >> .git/config; mkdir .git/hooks; rm -rf .git",
       );
