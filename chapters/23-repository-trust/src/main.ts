@@ -158,14 +158,14 @@ async function commandRules(
   ui: TerminalUi,
 ): Promise<CommandRules> {
   const lines = allowedInAgentsMd((await readAgentsMd(workspace))?.text ?? "");
-  // A command may have written AGENTS.md: only lines the user confirmed count. With --yes every
-  // command runs anyway, and under deny none does, so neither needs the question.
+  // A command may have written AGENTS.md: only lines the user confirmed count. Under deny none
+  // runs, so none needs the question. --yes asks nobody, so it trusts no new line either: under
+  // --commands allow-list that line is refused, not run.
+  const asking = { ...terminalAsking(false, ui), ...(command.yes ? { interactive: false } : {}) };
   const fromAgentsMd =
-    command.yes || command.commands === "deny"
+    command.commands === "deny"
       ? lines
-      : await trustedAgentsMdCommands(workspace, lines, terminalAsking(false, ui), (line) =>
-          ui.notice(line),
-        );
+      : await trustedAgentsMdCommands(workspace, lines, asking, (line) => ui.notice(line));
   const allowed = [...command.allowCommands, ...fromAgentsMd];
   if (command.commands !== "deny" && allowed.length > 0) {
     ui.notice(`commands run without asking: ${allowed.map((c) => `\`${c}\``).join(", ")}`);

@@ -369,6 +369,15 @@ describe("AGENTS.md's allow-command lines and the user's trust", () => {
     expect(existsSync(join(workspace, "pwned.txt"))).toBe(false);
   });
 
+  it("--yes does not trust a line nobody confirmed: under --commands allow-list it is refused", async () => {
+    await appendFile(join(workspace, "AGENTS.md"), `\nallow-command: ${hostile}\n`);
+    const run = await runAgent(runsOneCommand(hostile), ["--yes", "--commands", "allow-list"]);
+    expect(existsSync(join(workspace, "pwned.txt"))).toBe(false);
+    expect(run.toolCalls).toMatchObject([{ tool: "run_command", code: "command_not_allowed" }]);
+    expect(run.stderr).toContain("AGENTS.md allows commands you have not confirmed");
+    expect(run.stderr).not.toContain("commands run without asking");
+  });
+
   it("AGENT_TRUST_AGENTS_MD=1 trusts the lines for a run with no terminal, and records nothing", async () => {
     await appendFile(join(workspace, "AGENTS.md"), `\nallow-command: ${hostile}\n`);
     vi.stubEnv("AGENT_TRUST_AGENTS_MD", "1");
