@@ -74,6 +74,7 @@ export const DEMOS: Record<string, Demo> = {
   "20-planning": {},
   "21-skills": {},
   "22-compaction": {},
+  "23-repository-trust": {},
 };
 
 // The variables that would make a chapter talk to a real model: a capture always runs offline.

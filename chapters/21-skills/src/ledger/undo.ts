@@ -155,9 +155,7 @@ async function readChanges(cwd: string, runId: string): Promise<FileChange[]> {
       });
     if (record.group.unfinished) byPath.get(path)!.unfinished = true;
   }
-  const changes = [...byPath.values()].filter(
-    (change) => change.original !== change.final || change.unfinished,
-  );
+  const changes = [...byPath.values()].filter((c) => c.original !== c.final || c.unfinished);
   if (changes.length === 0) {
     throw new UndoRefusedError(`Nothing to undo: run ${runId} left every file as it found it.`);
   }
@@ -224,8 +222,7 @@ function conflictLine(change: FileChange, current: string | null): string {
   return `${change.path}: the run left sha256 ${change.final}, it is now ${current}.`;
 }
 
-// The first part of `path` that is a link, if any (a missing part ends the check: undo makes
-// real folders from there).
+// The first part of `path` that is a link, if any (a missing part ends the check: no link).
 async function linkOnTheWay(root: string, path: string): Promise<string | undefined> {
   const parts = path.split("/");
   for (let i = 1; i <= parts.length; i += 1) {
