@@ -123,6 +123,20 @@ describe("selecting and placing part of a file's change", () => {
     ]);
   });
 
+  test("a block that repeats an earlier one is flagged; one that shows unchanged code says so", () => {
+    const [, again] = place(["one"], ["one"]);
+    expect(again!.repeats).toBe(true);
+    const ab = changeOfTexts(
+      "src/ab.ts",
+      "export const a = 1;\n\nexport const b = 2;\n",
+      "export const a = 1;\n\nexport const b = 3;\n",
+    );
+    const [same] = placeBlocks([
+      { block: { path: "src/ab.ts", selectors: ["a"], why: "" }, change: ab },
+    ]);
+    expect([same!.caption, same!.repeats]).toEqual(["unchanged, in `a`", undefined]);
+  });
+
   test("a member is placed inside its class, after the member before it", () => {
     const before = "export class Box {\n  a(): number {\n    return 1;\n  }\n}\n";
     const after = before.replace("  }\n}", "  }\n\n  b(): number {\n    return 2;\n  }\n}");

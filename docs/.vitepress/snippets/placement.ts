@@ -18,7 +18,7 @@ export interface PlacedBlock extends PlacedSnippet {
   folded: number[];
   /** Which of the page's blocks it comes from: a block's imports are a snippet of their own. */
   index?: number;
-  /** The block changes nothing: blocks before it showed every line it selects. */
+  /** The block changes nothing, though it selects changed lines: blocks before it showed them. */
   repeats?: true;
 }
 
@@ -335,30 +335,37 @@ function importsApart(pick: Pick, checked: Checked, folded: number[]): PlacedBlo
   return [snippet(0, checked.hunks.length, pick.block.why)];
 }
 
+/**
+ * A block that changes nothing: it shows code that stays as it is (a page may show it to say so),
+ * or lines the blocks before it showed already, which is flagged so that
+ * test/site/rebuild-from-pages.test.ts asks the page to select what is new.
+ */
+function unchangedBlock(pick: Pick, rows: StateRow[]): PlacedBlock {
+  const found = cuts(
+    rows,
+    rows.map((row) => row.selected),
+  );
+  const selectsChanges = select(pick.change, pick.block.selectors).some((l) => l.kind !== " ");
+  const lines = rows.map((row) => row.text);
+  const first = rows.findIndex((row) => row.selected);
+  const { place } = placeOf(lines, Math.max(first, 0), " ");
+  return {
+    path: pick.block.path,
+    file: "changed",
+    caption: selectsChanges ? "shown by a snippet above" : `unchanged, ${place}`,
+    hunks: found.map((cut) => ({ rows: cut.hunk })),
+    block: pick.block,
+    folded: found.slice(1).map((cut, i) => cut.from - found[i]!.to - 1),
+    ...(selectsChanges ? { repeats: true as const } : {}),
+  };
+}
+
 function placeBlock(pick: Pick, k: number, owner: Map<DiffLine, number>): PlacedBlock[] {
   const rows = blockRows(pick, k, owner);
   const before = rows.filter((row) => row.kind !== "+").map((row) => row.text);
   const afterCount = rows.filter((row) => row.kind !== "-").length;
   const file = before.length === 0 ? "new" : afterCount === 0 ? "deleted" : "changed";
-  if (rows.every((row) => row.kind === " ")) {
-    // Every line it selects came with a block before it: shown as it stands, and flagged, so
-    // test/site/rebuild-from-pages.test.ts can ask the page to select what is new here.
-    const found = cuts(
-      rows,
-      rows.map((row) => row.selected),
-    );
-    return [
-      {
-        path: pick.block.path,
-        file: "changed",
-        caption: "shown by a snippet above",
-        hunks: found.map((cut) => ({ rows: cut.hunk })),
-        block: pick.block,
-        folded: found.slice(1).map((cut, i) => cut.from - found[i]!.to - 1),
-        repeats: true,
-      },
-    ];
-  }
+  if (rows.every((row) => row.kind === " ")) return [unchangedBlock(pick, rows)];
   const radius = rows.map(() => CONTEXT);
   for (;;) {
     const visible =
