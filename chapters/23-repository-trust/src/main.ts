@@ -120,6 +120,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (resumption) {
       // The person sees what the new run is told: its conversation starts from this message alone.
+      resumption.leftOut.forEach((line) => ui.notice(line));
       ui.notice(`resuming run ${resumption.runId} with:\n${resumption.message}`);
       return (await runOneShot({ ...shared, task: resumption.task, resume: resumption })).code;
     }

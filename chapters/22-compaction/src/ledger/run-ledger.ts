@@ -374,6 +374,8 @@ export interface RunSummary {
   task: string;
   model: string;
   startedAt: string;
+  /** The workspace the run was recorded in. */
+  cwd: string;
   // Absent when the run crashed before it could record its end.
   endReason?: string;
   changedFiles: ChangedFile[];
@@ -404,6 +406,7 @@ export async function listRuns(cwd: string, damaged: string[] = []): Promise<Run
       task: ledger.start.task,
       model: ledger.start.model,
       startedAt: ledger.start.time,
+      cwd: ledger.start.cwd,
       endReason: ledger.end?.reason,
       changedFiles: ledger.changedFiles(),
       undone: ledger.undone,
