@@ -13,7 +13,9 @@ import {
   counts,
   expandBlocks,
   pageCoverage,
+  placedPage,
 } from "../docs/.vitepress/placed-snippets.ts";
+import { rebuildChapter } from "../test/site/rebuild.ts";
 import { listChapters, ROOT } from "./lib/chapters.ts";
 
 // Piped into `head`, the reader has seen enough: a closed pipe ends the run quietly.
@@ -41,6 +43,14 @@ for (const chapter of chapters) {
       console.log(`  ${change.status.padEnd(8)} ${change.path} (${lines} lines)`);
     }
     for (const line of coverage.missing.slice(0, 40)) console.log(`  missing ${line}`);
+    for (const snippet of placedPage(chapter.slug, markdown).filter((s) => s.repeats)) {
+      console.log(
+        `  repeats ${snippet.path}#${snippet.block.selectors.join(",")}: every line it selects is shown above`,
+      );
+      failed = true;
+    }
+    for (const problem of rebuildChapter(chapter.slug).unplaced)
+      console.log(`  unplaced ${problem}`);
     if (coverage.missing.length > 40) console.log(`  … ${coverage.missing.length - 40} more`);
     const expanded = expandSolutions(chapter.slug, expandBlocks(chapter.slug, markdown));
     writeFileSync(join(previewDir, `${chapter.slug}.md`), expanded);

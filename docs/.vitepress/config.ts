@@ -54,7 +54,13 @@ export default defineConfig({
       { text: "Reference", link: "/reference/apply-patch" },
     ],
     sidebar: [
-      { text: "Start", items: [{ text: "What you will build", link: "/" }] },
+      {
+        text: "Start",
+        items: [
+          { text: "What you will build", link: "/" },
+          { text: "How to read this book", link: "/reference/how-to-read" },
+        ],
+      },
       ...partGroups(written),
       {
         text: "Reference",

@@ -21,11 +21,17 @@ function markLines(html: string, marks: Array<[number[], string]>): string {
   const byLine = new Map<number, string>();
   for (const [lines, classes] of marks) for (const n of lines) byLine.set(n, classes);
   let n = -1;
-  return html.replace(/<span class="line">/g, () => {
-    n++;
-    const classes = byLine.get(n);
-    return classes === undefined ? '<span class="line">' : `<span class="line ${classes}">`;
-  });
+  return (
+    html
+      .replace(/<span class="line">/g, () => {
+        n++;
+        const classes = byLine.get(n);
+        return classes === undefined ? '<span class="line">' : `<span class="line ${classes}">`;
+      })
+      // An empty marked line would have no height, and its `+` would sit on the next line: a
+      // space gives it one.
+      .replace(/(<span class="line diff (?:add|remove)">)(<\/span>)/g, "$1 $2")
+  );
 }
 
 function numbers(list: string | undefined): number[] {

@@ -164,7 +164,9 @@ describe.concurrent("the built site", () => {
       await expectRendered(page);
       const code = page.locator("div.language-ts pre");
       expect(await code.count()).toBeGreaterThan(0);
-      expect(await code.first().textContent()).toMatch(/\b(export|import|function|const)\b/);
+      // Code, not only comments: a page may open with a file's header comment on its own.
+      const texts = await code.allTextContents();
+      expect(texts.some((text) => /\b(export|import|function|const)\b/.test(text))).toBe(true);
 
       // The diff is folded under "What this chapter adds": open it as a reader would.
       await page.locator("details:has(div.language-diff) > summary").first().click();
@@ -179,6 +181,16 @@ describe.concurrent("the built site", () => {
 
       // Placed snippets: each names its file, and the diff ones colour added and removed lines.
       expect(await page.locator(".change .change-file").count()).toBeGreaterThan(2);
+      // Their captions place code by name, never by a line number.
+      const byNumber = await page.evaluate<string[]>(
+        "[...document.querySelectorAll('.change-where')].map((e) => e.textContent ?? '').filter((t) => /\\blines?\\s+\\d/i.test(t))",
+      );
+      expect(byNumber, "captions that place code by a line number").toEqual([]);
+      // A blank added line keeps a line's height, so its `+` sits beside it, not on the next line.
+      const flat = await page.evaluate<number>(
+        "[...document.querySelectorAll('.change .line.diff')].filter((l) => !l.closest('details:not([open])') && l.getBoundingClientRect().height < 1).length",
+      );
+      expect(flat, "marked lines with no height").toBe(0);
 
       // "Run it" and "Break it": captured runs, who-says-what coloured.
       const runs = page.locator(".transcript-run pre");
