@@ -32,6 +32,7 @@ export function chapterHeader(slug: string): string {
         : `<a href="/code/${slug}#${encodeURI(change.path)}"><code>${escape(change.path)}</code></a>`;
     return `<span class="touch-${change.status}">${link} (${STATUS[change.status]})</span>`;
   });
+  const touches = `<strong>Files it touches</strong> (${files.length} in <code>src/</code>, tests not counted)`;
   return [
     `<div class="chapter-facts">`,
     `<p class="chapter-times"><span class="read-time"><strong>Reading:</strong> ${formatMinutes(times.readMinutes)}</span>` +
@@ -40,7 +41,9 @@ export function chapterHeader(slug: string): string {
     `<p class="chapter-code"><strong>The code:</strong>` +
       ` download the repository: ${archiveLinks()}` +
       ` · <a class="browse-link" href="/code/${slug}">browse this chapter's files</a></p>`,
-    `<p class="chapter-touches"><strong>Files it touches</strong> (${files.length} in <code>src/</code>, tests not counted): ${files.join(", ")}</p>`,
+    // In full on a desktop; folded on a phone, where the list would fill the first screen.
+    `<p class="chapter-touches touches-wide">${touches}: ${files.join(", ")}</p>`,
+    `<details class="chapter-touches touches-narrow"><summary>${touches}</summary>${files.join(", ")}</details>`,
     `</div>`,
   ].join("\n");
 }

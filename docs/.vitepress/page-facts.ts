@@ -20,6 +20,8 @@ import { expandSolutions } from "./exercise-solutions.ts";
 import { expandBlocks } from "./placed-snippets.ts";
 import { DOCS_DIR } from "./chapters.ts";
 
+export { formatMinutes } from "./minutes.ts";
+
 export const WORDS_PER_MINUTE = 200;
 export const CODE_LINES_READ_PER_MINUTE = 30;
 export const CODE_LINES_BUILT_PER_MINUTE = 8;
@@ -119,13 +121,4 @@ export function chapterTimes(slug: string): PageTimes {
   const times = pageTimes(countPage(expandedPage(slug)));
   cache.set(slug, times);
   return times;
-}
-
-/** "50 min" or "2 h 40 min": how long, as a reader plans an evening. */
-export function formatMinutes(minutes: number): string {
-  if (minutes < 90) return `${minutes} min`;
-  const rounded = Math.round(minutes / 10) * 10;
-  const hours = Math.floor(rounded / 60);
-  const rest = rounded % 60;
-  return rest === 0 ? `${hours} h` : `${hours} h ${rest} min`;
 }

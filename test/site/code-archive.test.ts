@@ -1,0 +1,71 @@
+// The code, from the site: `docs:build` puts the repository as committed into the built site as
+// build-a-coding-agent.tar.gz (and .zip), which the home page and every chapter page link to.
+// The archive unpacks into one folder, holds every chapter's src/, and nothing installed or built.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DIST_DIR, ensureSiteBuilt } from "./site-build.ts";
+import { ROOT } from "./site-pages.ts";
+
+const TAR = join(DIST_DIR, "build-a-coding-agent.tar.gz");
+const ZIP = join(DIST_DIR, "build-a-coding-agent.zip");
+let unpacked = "";
+
+beforeAll(async () => {
+  await ensureSiteBuilt();
+  unpacked = mkdtempSync(join(tmpdir(), "code-archive-"));
+  execFileSync("tar", ["-xzf", TAR, "-C", unpacked]);
+}, 900_000);
+
+afterAll(() => {
+  if (unpacked) rmSync(unpacked, { recursive: true, force: true });
+});
+
+function allPaths(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" });
+}
+
+describe("the code archive the site offers", () => {
+  test("unpacks into build-a-coding-agent/, with the README's commands' package.json", () => {
+    expect(readdirSync(unpacked)).toEqual(["build-a-coding-agent"]);
+    const root = join(unpacked, "build-a-coding-agent");
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    expect(Object.keys(pkg.scripts)).toEqual(expect.arrayContaining(["start", "test"]));
+    expect(existsSync(join(root, "pnpm-lock.yaml"))).toBe(true);
+    expect(readFileSync(join(root, "README.md"), "utf8")).toContain("pnpm install && pnpm start");
+  });
+
+  test("holds no node_modules, no build output and no .env", () => {
+    const paths = allPaths(join(unpacked, "build-a-coding-agent"));
+    expect(paths.filter((path) => /(^|\/)node_modules(\/|$)/.test(path))).toEqual([]);
+    expect(paths.filter((path) => path.startsWith("docs/.vitepress/dist"))).toEqual([]);
+    expect(paths.filter((path) => /(^|\/)\.env$/.test(path))).toEqual([]);
+  });
+
+  test("holds every chapter's src/, file for file as committed", () => {
+    const chapters = readdirSync(join(ROOT, "chapters")).filter((name) => /^\d\d-/.test(name));
+    expect(chapters.length).toBeGreaterThanOrEqual(22);
+    for (const slug of chapters) {
+      const committed = execFileSync("git", ["ls-files", `chapters/${slug}/src`], {
+        cwd: ROOT,
+        encoding: "utf8",
+      })
+        .split("\n")
+        .filter(Boolean)
+        .sort();
+      const packed = allPaths(join(unpacked, "build-a-coding-agent", "chapters", slug, "src"))
+        .filter((name) => name.includes("."))
+        .map((name) => `chapters/${slug}/src/${name}`)
+        .sort();
+      expect(packed, slug).toEqual(committed);
+    }
+  });
+
+  test("comes as a .zip too", () => {
+    expect(readFileSync(ZIP).subarray(0, 2).toString("latin1")).toBe("PK");
+  });
+});
