@@ -165,6 +165,18 @@ describe("parsePatch: refusals", () => {
     );
   });
 
+  it.each([["@@"], ["@@", "@@ render() {"]])(
+    "refuses an Update of only bare or anchored '@@' lines (case %#), as Codex does",
+    (...hunk) => {
+      const error = refusal(() =>
+        parsePatch(patchOf("*** Begin Patch", "*** Update File: f.txt", ...hunk, "*** End Patch")),
+      );
+      expect(error.message).toBe(
+        "Invalid patch hunk on line 2: Update file hunk for path 'f.txt' is empty",
+      );
+    },
+  );
+
   it("refuses a patch with no operations (scenario 005)", () => {
     const error = refusal(() => parsePatch(patchOf("*** Begin Patch", "*** End Patch")));
     expect(error.message).toBe(

@@ -102,6 +102,7 @@ describe("the harness keeps the run's ledger", () => {
       restored: ["src/cart.mjs"],
       removed: [],
       alreadyUndone: [],
+      damaged: [],
     });
     expect(await readFile(cartPath)).toEqual(before);
     expect((await runDemoCheck(workspace)).ok).toBe(false);

@@ -148,4 +148,47 @@ describe("a whole-file replacement and the limits", () => {
       "The patch changes 4 lines; the limit is 3 changed lines per patch.",
     ]);
   });
+
+  it("names a `cd DIR` patch's paths from the root, so remaining_patch re-applies as sent", async () => {
+    const root = await workspace({ "pkg/a.txt": "one\n", "pkg/old.txt": "o\n" });
+    const text = patchOf(
+      "cd pkg && apply_patch <<'EOF'",
+      "*** Begin Patch",
+      "*** Add File: new.txt",
+      "+n",
+      "*** Update File: old.txt",
+      "*** Move to: moved/renamed.txt",
+      "@@",
+      "-o",
+      "+r",
+      "Update File: a.txt",
+      "@@",
+      "-not there",
+      "+two",
+      "*** End Patch",
+      "EOF",
+    );
+    const result = await applyPatch(text, { cwd: root });
+    expect(result.changed.map((file) => file.path)).toEqual([
+      "pkg/new.txt",
+      "pkg/moved/renamed.txt",
+    ]);
+    expect(result.remaining_patch).toBe(
+      patchOf(
+        "*** Begin Patch",
+        "*** Update File: pkg/a.txt",
+        "@@",
+        "-not there",
+        "+two",
+        "*** End Patch",
+      ),
+    );
+    const fixed = result.remaining_patch!.replace("-not there", "-one");
+    expect((await applyPatch(fixed, { cwd: root })).success).toBe(true);
+    expect(await tree(root)).toEqual({
+      "pkg/a.txt": "two\n",
+      "pkg/moved/renamed.txt": "r\n",
+      "pkg/new.txt": "n\n",
+    });
+  });
 });

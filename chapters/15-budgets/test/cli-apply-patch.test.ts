@@ -51,6 +51,19 @@ describe("apply-patch CLI", () => {
     expect(await tree(root)).toEqual({ "mod.txt": "b\n", "new.txt": "n\n", "renamed.txt": "r\n" });
   });
 
+  it("applies a `cd DIR && apply_patch <<'EOF'` heredoc inside DIR, and refuses other shell text", async () => {
+    const root = await workspace({ "pkg/a.txt": "a\n" });
+    const body = "*** Begin Patch\n*** Add File: new.txt\n+n\n*** End Patch\nEOF\n";
+    const result = await run(["--cwd", root, "-"], `cd pkg && apply_patch <<'EOF'\n${body}`);
+    expect(result).toMatchObject({
+      status: 0,
+      stdout: expect.stringContaining("\nA pkg/new.txt\n"),
+    });
+    const refused = await run(["--cwd", root, "-"], `echo hi && apply_patch <<'EOF'\n${body}`);
+    expect(refused.status).toBe(1);
+    expect(await tree(root)).toEqual({ "pkg/a.txt": "a\n", "pkg/new.txt": "n\n" });
+  });
+
   it("reads the patch from a FILE, from stdin with '-', and from stdin when no argument is given", async () => {
     const root = await workspace({ "f.txt": "1\n" });
     const file = path.join(root, "p.patch.txt");

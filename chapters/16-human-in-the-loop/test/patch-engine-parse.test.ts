@@ -412,6 +412,18 @@ describe("parsePatch: refusals", () => {
     );
   });
 
+  it.each([["@@"], ["@@", "@@ render() {"]])(
+    "refuses an Update of only bare or anchored '@@' lines (case %#), as Codex does",
+    (...hunk) => {
+      const error = refusal(() =>
+        parsePatch(patchOf("*** Begin Patch", "*** Update File: f.txt", ...hunk, "*** End Patch")),
+      );
+      expect(error.message).toBe(
+        "Invalid patch hunk on line 2: Update file hunk for path 'f.txt' is empty",
+      );
+    },
+  );
+
   it("refuses a patch with no operations (scenario 005)", () => {
     const error = refusal(() => parsePatch(patchOf("*** Begin Patch", "*** End Patch")));
     expect(error.message).toBe(
@@ -484,6 +496,17 @@ describe("parsePatch: refusals", () => {
     );
     expect(error.hint).toBe(
       "Add the hunk's lines after its '@@' line: ' ' unchanged, '-' removed, '+' added.",
+    );
+  });
+
+  it("refuses a bare '@@' with no hunk lines after it, as it refuses '@@ f()'", () => {
+    const error = refusal(() =>
+      parsePatch(
+        patchOf("*** Begin Patch", "*** Update File: a.txt", "-a", "+b", "@@", "*** End Patch"),
+      ),
+    );
+    expect(error.message).toBe(
+      "Line 5: the last hunk in the update of 'a.txt' has an '@@' line but no hunk lines.",
     );
   });
 

@@ -3,7 +3,7 @@
 // report and the tool result the model read are checked. Under vitest stdin is not a terminal,
 // so a question is never shown: the answer is "no terminal".
 import { existsSync } from "node:fs";
-import { appendFile, rm } from "node:fs/promises";
+import { appendFile, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { copyDemoRepo } from "@build-agent/shared/demo-repo";
 import { loadScript, startOfflineModel, type Script } from "@build-agent/shared/offline-model";
@@ -288,6 +288,37 @@ describe("run_command in a run", () => {
       for (const leak of [key, "sk-proj-", "ghp_", "OPENAI_", "AGENT_", "GITHUB_TOKEN", "CI="]) {
         expect(text).not.toContain(leak);
       }
+    }
+  });
+
+  it("takes the key out of what `cat .env` printed: the model, the ledger and the terminal never see it", async () => {
+    const key = "sk-test-0123456789abcdefghij";
+    await writeFile(join(workspace, ".env"), `OPENAI_API_KEY=${key}\n`);
+    const run = await runAgent(runsOneCommand("cat .env"), ["--allow-command", "cat .env"], key);
+
+    expect(run.read.get("call_run")).toMatch(
+      /^exit 0 after \d+\.\d s: cat \.env\nOPENAI_API_KEY=\[redacted: OPENAI_API_KEY\]$/m,
+    );
+    expect(run.commands[0]!.output).toBe("OPENAI_API_KEY=[redacted: OPENAI_API_KEY]\n");
+    const runs = join(workspace, ".agent", "runs");
+    const ledgers = await Promise.all(
+      (await readdir(runs)).map((f) => readFile(join(runs, f), "utf8")),
+    );
+    for (const text of [...ledgers, run.stdout, run.stderr]) expect(text).not.toContain(key);
+  });
+
+  it("takes the key out of every tool's result: read_file of .env with AGENT_READ_SECRETS=1", async () => {
+    const key = "sk-test-0123456789abcdefghij";
+    await writeFile(join(workspace, ".env"), `OPENAI_API_KEY=${key}\n`);
+    vi.stubEnv("AGENT_READ_SECRETS", "1");
+    const script = runsOneCommand("unused");
+    script.steps[0]!.reply.toolCalls = [
+      { id: "call_run", name: "read_file", arguments: JSON.stringify({ path: ".env" }) },
+    ];
+    const run = await runAgent(script, [], key);
+    expect(run.read.get("call_run")).toContain("OPENAI_API_KEY=[redacted: OPENAI_API_KEY]");
+    for (const text of [...run.read.values(), run.stdout, run.stderr]) {
+      expect(text).not.toContain(key);
     }
   });
 });

@@ -15,13 +15,14 @@ import { parseCommandLine, USAGE, UsageError, type Command } from "./loop/cli-ar
 import { CtrlC } from "./loop/ctrl-c.ts";
 import { runSession } from "./loop/interactive.ts";
 import { runOfflineDemo } from "./loop/offline-demo.ts";
-import { runOneShot } from "./loop/one-shot.ts";
+import { runOneShot, terminalAsking } from "./loop/one-shot.ts";
 import { TerminalUi } from "./loop/terminal-ui.ts";
 import { agentTools } from "./loop/agent-tools.ts";
 import { printPrompt } from "./prompts/print-prompt.ts";
 import { buildSystemPrompt } from "./prompts/system-prompt.ts";
 import { describeUndo, undoRun, UndoRefusedError } from "./ledger/undo.ts";
 import { allowedInAgentsMd } from "./commands/command-policy.ts";
+import { trustedAgentsMdCommands } from "./commands/agents-md-trust.ts";
 import { findSandbox } from "./commands/sandbox.ts";
 import { readAgentsMd } from "./prompts/agents-md.ts";
 import type { CommandRules } from "./tools/run-command-tool.ts";
@@ -127,7 +128,15 @@ async function commandRules(
   secrets: string[],
   ui: TerminalUi,
 ): Promise<CommandRules> {
-  const fromAgentsMd = allowedInAgentsMd((await readAgentsMd(workspace))?.text ?? "");
+  const lines = allowedInAgentsMd((await readAgentsMd(workspace))?.text ?? "");
+  // A command may have written AGENTS.md: only lines the user confirmed count. With --yes every
+  // command runs anyway, and under deny none does, so neither needs the question.
+  const fromAgentsMd =
+    command.yes || command.commands === "deny"
+      ? lines
+      : await trustedAgentsMdCommands(workspace, lines, terminalAsking(false, ui), (line) =>
+          ui.notice(line),
+        );
   const allowed = [...command.allowCommands, ...fromAgentsMd];
   if (command.commands !== "deny" && allowed.length > 0) {
     ui.notice(`commands run without asking: ${allowed.map((c) => `\`${c}\``).join(", ")}`);

@@ -19,23 +19,38 @@ const exited = (exitCode: number, output: string): CommandOutcome => ({
 });
 
 describe("describeOutcome", () => {
-  it("ends with the files the command changed, by letter, and the files nobody checked", () => {
+  it("ends with the files the command changed, by letter, and notes what nobody checked", () => {
     const changes = [
       { path: "dist/app.js", status: "created", before: null, after: "b" },
       { path: "src/cart.mjs", status: "changed", before: "a", after: "c" },
       { path: "tmp.txt", status: "deleted", before: "d", after: null },
     ] as const;
-    expect(describeOutcome("node build.mjs", exited(0, "built\n"), [...changes], 2)).toBe(
+    const notices = ["2 files were not checked (past the snapshot's caps, or unreadable): …"];
+    expect(describeOutcome("node build.mjs", exited(0, "built\n"), [...changes], notices)).toBe(
       [
         "exit 0 after 1.2 s: node build.mjs",
         "built",
-        "files changed by this command: A dist/app.js, M src/cart.mjs, D tmp.txt (2 files not checked: past the caps, or unreadable)",
+        "files changed by this command: A dist/app.js, M src/cart.mjs, D tmp.txt",
+        "Note: 2 files were not checked (past the snapshot's caps, or unreadable): …",
       ].join("\n"),
     );
   });
 
+  it("names the first 50 changed files and counts the rest", () => {
+    const changes = Array.from({ length: 5_000 }, (_, i) => ({
+      path: `junk/${String(i).padStart(4, "0")}.txt`,
+      status: "created" as const,
+      before: null,
+      after: "b",
+    }));
+    const text = describeOutcome("node junk.mjs", exited(0, ""), changes);
+    expect(text).toContain("A junk/0049.txt … and 4950 more (the run's ledger has them all)");
+    expect(text).not.toContain("junk/0050.txt");
+    expect(text.length).toBeLessThan(1_200);
+  });
+
   it("says none when the command changed nothing", () => {
-    expect(describeOutcome("node check.mjs", exited(1, "1 of 7 checks failed\n"), [], 0)).toBe(
+    expect(describeOutcome("node check.mjs", exited(1, "1 of 7 checks failed\n"), [])).toBe(
       "exit 1 after 1.2 s: node check.mjs\n1 of 7 checks failed\nfiles changed by this command: none",
     );
   });

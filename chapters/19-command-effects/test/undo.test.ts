@@ -9,15 +9,19 @@ import {
   stat,
   writeFile,
 } from "node:fs/promises";
+import { execFile } from "node:child_process";
 import { tmpdir } from "node:os";
+import { promisify } from "node:util";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RunLedger } from "../src/ledger/run-ledger.ts";
+import { RunLedger, listRuns } from "../src/ledger/run-ledger.ts";
 import { backUpFile, recordInManifest } from "../src/patch/backups.ts";
 import type { BackupRecord } from "../src/patch/backups.ts";
 import { sha256 } from "../src/fs/file-hash.ts";
 import { UndoRefusedError, describeUndo, undoRun } from "../src/ledger/undo.ts";
 import { lockFiles } from "../src/patch/file-locks.ts";
+
+const execFileAsync = promisify(execFile);
 
 let cwd: string;
 beforeEach(async () => {
@@ -65,6 +69,56 @@ async function run(task: string, patches: Array<Record<string, string | null>>):
   return ledger.runId;
 }
 
+// Each way a ledger in .agent/runs/ can be damaged, and the one line that says so.
+const DAMAGED_LEDGERS: Array<{
+  kind: string;
+  make: (file: string) => Promise<unknown>;
+  says: string;
+}> = [
+  { kind: "garbage line", make: (f) => writeFile(f, "not json\n"), says: ":1 is not valid JSON" },
+  {
+    kind: "invalid event",
+    make: (f) => writeFile(f, '{"type":"bogus"}\n'),
+    says: ":1 is not a ledger event",
+  },
+  {
+    kind: "empty (kill -9 at run start)",
+    make: (f) => writeFile(f, ""),
+    says: "does not begin with",
+  },
+  { kind: "a folder", make: (f) => mkdir(f), says: ".jsonl is a directory" },
+  {
+    kind: "a FIFO",
+    make: (f) => execFileAsync("mkfifo", [f]),
+    says: ".jsonl is a named pipe (FIFO)",
+  },
+  {
+    kind: "a bad name",
+    make: (f) => writeFile(join(dirname(f), "a b.jsonl"), ""),
+    says: '"a b" is not a run id',
+  },
+];
+
+describe("damaged ledgers", () => {
+  it.each(DAMAGED_LEDGERS)(
+    "leave out $kind with a line, and undo the other run",
+    async (damage) => {
+      await put("a.txt", "1\n");
+      const runId = await run("one", [{ "a.txt": "2\n" }]);
+      // Named to sort after the good run: the latest ledger is the damaged one.
+      await damage.make(join(cwd, ".agent", "runs", "zzzz.jsonl"));
+      const damaged: string[] = [];
+      expect((await listRuns(cwd, damaged)).map((r) => r.runId)).toEqual([runId]);
+      expect(damaged).toEqual([expect.stringContaining(damage.says)]);
+      expect(damaged[0]).toMatch(/^Left out a damaged ledger: /);
+      const result = await undoRun(cwd);
+      expect(result.restored).toEqual(["a.txt"]);
+      expect(describeUndo(result)).toBe(`Undid run ${runId}: restored a.txt.\n${damaged[0]}`);
+      await expect(undoRun(cwd)).rejects.toThrow(damage.says);
+    },
+  );
+});
+
 describe("undo", () => {
   it("restores modified and deleted files, removes added ones, and marks the run", async () => {
     await put("src/a.ts", "a1\n");
@@ -80,6 +134,7 @@ describe("undo", () => {
       restored: ["src/a.ts", "src/gone.ts"],
       removed: ["src/new.ts"],
       alreadyUndone: [],
+      damaged: [],
     });
     expect(describeUndo(result)).toBe(
       `Undid run ${runId}: restored src/a.ts, src/gone.ts; removed src/new.ts.`,
@@ -168,7 +223,13 @@ describe("undo", () => {
     const runId = await run("edit", [{ "a.txt": "2\n", "b.txt": "b\n" }]);
     await put("a.txt", "1\n");
     const result = await undoRun(cwd, runId);
-    expect(result).toEqual({ runId, restored: [], removed: ["b.txt"], alreadyUndone: ["a.txt"] });
+    expect(result).toEqual({
+      runId,
+      restored: [],
+      removed: ["b.txt"],
+      alreadyUndone: ["a.txt"],
+      damaged: [],
+    });
     expect(describeUndo(result)).toBe(
       `Undid run ${runId}: removed b.txt; already as before: a.txt.`,
     );

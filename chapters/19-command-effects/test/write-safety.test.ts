@@ -121,6 +121,24 @@ describe("a full disk", () => {
       expect(await readdir(disk.dir)).toEqual([]);
     },
   );
+
+  it.skipIf(disk.skip !== undefined)(
+    disk.skip ?? "cuts off the half line a full disk took, so the next event starts a clean line",
+    async () => {
+      const ledger = await RunLedger.open(disk.dir, { task: "t", model: "m" });
+      // Far more than the disk holds: the write takes what room there is, then fails.
+      const huge = { tool: "x", outcome: "error" as const, code: "z".repeat(200_000) };
+      await expect(ledger.recordToolCall(huge)).rejects.toThrow("ENOSPC");
+      await ledger.recordToolCall({ tool: "read_file", outcome: "ok" });
+      await ledger.close();
+      const lines = (await readFile(ledger.path, "utf8")).trimEnd().split("\n");
+      expect(lines.map((line) => (JSON.parse(line) as { type: string }).type)).toEqual([
+        "run_start",
+        "tool_call",
+      ]);
+      await rm(path.join(disk.dir, ".agent"), { recursive: true });
+    },
+  );
 });
 
 it("agentFolder names the real .agent folder, whether or not it exists yet", async () => {

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, appendFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { processStartTime } from "../src/fs/process-alive.ts";
 import { RunLedger, listRuns, normalizePath } from "../src/ledger/run-ledger.ts";
 import { newRunId } from "../src/fs/run-id.ts";
 
@@ -60,6 +61,7 @@ describe("RunLedger", () => {
         model: "offline",
         cwd,
         pid: process.pid,
+        pid_start: processStartTime(process.pid),
       },
       { type: "file_read", time, path: "src/a.ts", sha256: A, full: true },
       { type: "tool_call", time, tool: "read_file", call_id: "call_1", outcome: "ok" },

@@ -5,8 +5,9 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { parseScript } from "@build-agent/shared/offline-model";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { prepareResume } from "../src/compaction/resume-run.ts";
+import { prepareResume, ResumeRefusedError } from "../src/compaction/resume-run.ts";
 import { sha256 } from "../src/fs/file-hash.ts";
+import { processStartTime } from "../src/fs/process-alive.ts";
 import { RunLedger, RUNS_DIR } from "../src/ledger/run-ledger.ts";
 import { parseCommandLine, UsageError } from "../src/loop/cli-args.ts";
 import { planSteps } from "./compaction-fixtures.ts";
@@ -170,6 +171,22 @@ describe("resume", () => {
     await rm(empty, { recursive: true });
   });
 
+  test("leaves out a damaged ledger: the other runs still resume, the damaged one is refused in a line", async () => {
+    const run = await stoppedRun();
+    await mkdir(join(workspace, RUNS_DIR, "20990101-000000-abcdef.jsonl"));
+    await writeFile(join(workspace, RUNS_DIR, "20990101-000000-bcdef0.jsonl"), "");
+    expect((await prepareResume(workspace)).runId).toBe(run.runId);
+    const refusal = await prepareResume(workspace, "20990101-000000-abcdef").catch((e: Error) => e);
+    expect(refusal).toBeInstanceOf(ResumeRefusedError);
+    // The damaged ledgers in the order the folder lists them.
+    expect((refusal as Error).message.split("\n").sort()).toEqual([
+      `- ${run.runId} (budget): Fix the coupon.`,
+      `Left out a damaged ledger: ${join(workspace, RUNS_DIR, "20990101-000000-abcdef.jsonl")} is a directory. Move it aside to continue.`,
+      `Left out a damaged ledger: ${join(workspace, RUNS_DIR, "20990101-000000-bcdef0.jsonl")} does not begin with a run_start event. Move the file aside to continue.`,
+      `No run "20990101-000000-abcdef" in ${join(workspace, RUNS_DIR)}. Recent runs:`,
+    ]);
+  });
+
   test("refuses an undone run", async () => {
     const run = await stoppedRun();
     const loaded = await RunLedger.load(workspace, run.runId);
@@ -201,6 +218,79 @@ describe("resume", () => {
     } finally {
       child.kill();
     }
+  });
+
+  test("a reused process id does not keep a crashed run alive: the start time must match too", async () => {
+    const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
+    try {
+      await new Promise((resolve) => child.once("spawn", resolve));
+      const runId = "20250131-142501-3f9a1c";
+      await mkdir(join(workspace, RUNS_DIR), { recursive: true });
+      const start = (pidStart: number | undefined) =>
+        JSON.stringify({
+          type: "run_start",
+          time: "t",
+          run_id: runId,
+          task: "x",
+          model: "m",
+          cwd: workspace,
+          pid: child.pid,
+          pid_start: pidStart,
+        }) + "\n";
+      const file = join(workspace, RUNS_DIR, `${runId}.jsonl`);
+      // The crashed run's process started at tick 1; the live one with its id did not.
+      await writeFile(file, start(1));
+      expect((await prepareResume(workspace, runId)).runId).toBe(runId);
+      const real = processStartTime(child.pid!);
+      if (real === undefined) return; // not Linux: the id alone decides
+      await writeFile(file, start(real));
+      await expect(prepareResume(workspace, runId)).rejects.toThrow(
+        `Run ${runId} is still running (process ${child.pid}).`,
+      );
+    } finally {
+      child.kill();
+    }
+  });
+
+  test("a run whose commands were huge can still be resumed: long lines and long lists are cut, and say so", async () => {
+    const ledger = await RunLedger.open(workspace, { task: "Fix it.", model: "m" });
+    const ran = { signal: null, timed_out: false, aborted: false, duration_ms: 5, output: "" };
+    for (let i = 0; i < 3; i += 1) {
+      const command = `node -e "${String(i).repeat(100_000)}"`;
+      await ledger.recordCommand({
+        command,
+        exit_code: 1,
+        ...ran,
+        sandbox: "none",
+        changes: [],
+        skipped: 0,
+      });
+    }
+    const changes = Array.from({ length: 5_000 }, (_, i) => ({
+      path: `junk/${i}.txt`,
+      status: "created" as const,
+      before: null,
+      after: sha256(""),
+    }));
+    await ledger.recordCommand({
+      command: "make junk",
+      exit_code: 0,
+      ...ran,
+      sandbox: "none",
+      changes,
+      skipped: 0,
+    });
+    await ledger.finish("error");
+    await rm(join(workspace, "junk"), { recursive: true, force: true });
+    const { message } = await prepareResume(workspace, ledger.runId);
+    expect(message.length).toBeLessThan(12_000);
+    const long = `\`node -e "${"0".repeat(191)}… (99810 more characters)\` → exit 1`;
+    expect(message).toContain(`Commands run:\n- ${long}`);
+    expect(message).toContain(`Open failures:\n- ${long}`);
+    expect(message).toContain(
+      "`make junk` → exit 0 (created junk/0.txt, created junk/1.txt, created junk/2.txt, created junk/3.txt, created junk/4.txt, 4995 more)",
+    );
+    expect(message).toContain("- junk/11.txt: deleted\n… and 4988 more\nContinue");
   });
 
   test("the command line: resume [RUN_ID] with the run's options", () => {

@@ -1,15 +1,33 @@
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CommandOutcome } from "../src/commands/run-command.ts";
 import { trackCommand } from "../src/commands/track-command.ts";
 import { RunLedger } from "../src/ledger/run-ledger.ts";
-import { undoRun } from "../src/ledger/undo.ts";
+import { undoRun, UndoRefusedError } from "../src/ledger/undo.ts";
 import { applyPatchTool } from "../src/tools/apply-patch-tool.ts";
 import { readFileTool } from "../src/tools/read-file.ts";
 import { runToolCall } from "../src/tools/run-tool-call.ts";
+import { smallDisk } from "./small-disk.ts";
 import { useTempWorkspace } from "./tool-test-workspace.ts";
+
+const execFileAsync = promisify(execFile);
 
 const workspace = useTempWorkspace();
 const hashOf = (text: string) => createHash("sha256").update(text).digest("hex");
@@ -235,5 +253,205 @@ describe("undo after a command", () => {
     expect(await onDisk("src/cart.mjs")).toBe("// mine\n");
     await expect(onDisk("old.txt")).rejects.toThrow(/ENOENT/);
     expect(await onDisk("new.txt")).toBe("new\n");
+  });
+});
+
+// Odd trees: what a command (or the workspace) can do to the snapshots and to undo.
+describe("trackCommand on odd trees", () => {
+  const edit = (ledger: RunLedger, name: string, work: () => Promise<void>) =>
+    trackCommand(ledger, workspace.root(), name, fakeCommand(work), "none");
+
+  it("records the edits beside a folder named in invalid UTF-8, and says what it could not walk", async () => {
+    await put("a.txt", "old\n");
+    await mkdir(Buffer.concat([Buffer.from(workspace.root() + "/"), Buffer.from([0xff])]));
+    const ledger = await openLedger();
+    const tracked = await edit(ledger, "edit", () => put("a.txt", "new\n"));
+    expect(tracked.changes.map((c) => `${c.status} ${c.path}`)).toEqual(["changed a.txt"]);
+    // The walk (chapter 4) may skip the name or stop at it; either way this run goes on.
+    const again = await edit(ledger, "edit again", () => put("a.txt", "newer\n"));
+    expect(again.changes.map((c) => c.path)).toEqual(["a.txt"]);
+  });
+
+  it("records the edits beside a path over the system's length limit", async () => {
+    await put("a.txt", "old\n");
+    const part = "d".repeat(250);
+    await execFileAsync("bash", [
+      "-c",
+      `cd "$1" && for i in $(seq 20); do mkdir ${part} && cd ${part}; done && echo deep > f`,
+      "-",
+      workspace.root(),
+    ]);
+    const ledger = await openLedger();
+    const tracked = await edit(ledger, "edit", () => put("a.txt", "new\n"));
+    expect(tracked.changes.map((c) => `${c.status} ${c.path}`)).toEqual(["changed a.txt"]);
+    await execFileAsync("rm", ["-rf", at(part)]);
+  });
+
+  it("undo refuses a run whose folder a command replaced with a link, and writes nothing there", async () => {
+    await put("src/a.ts", "A\n");
+    const victim = await mkdtemp(path.join(tmpdir(), "victim-"));
+    const ledger = await openLedger();
+    await edit(ledger, "rm -rf src && ln -s ~/victim src", async () => {
+      await rm(at("src"), { recursive: true });
+      await symlink(victim, at("src"));
+    });
+    await ledger.finish("done");
+    const refusal = await undoRun(workspace.root()).catch((error: Error) => error);
+    expect(refusal).toBeInstanceOf(UndoRefusedError);
+    expect((refusal as Error).message).toContain(
+      "- src/a.ts: src is now a symbolic link, and undo never writes through a link. Remove the link (or put the folder back), then undo again.",
+    );
+    expect(await readdir(victim)).toEqual([]);
+    // Once the link is gone, the same undo puts the file back.
+    await rm(at("src"));
+    await undoRun(workspace.root());
+    expect(await onDisk("src/a.ts")).toBe("A\n");
+    await rm(victim, { recursive: true });
+  });
+
+  it("keeps tracking a file whose folder the command added to .gitignore", async () => {
+    await put("src/a.ts", "A\n");
+    const ledger = await openLedger();
+    const tracked = await edit(ledger, "hide it", async () => {
+      await put("src/a.ts", "EVIL\n");
+      await put(".gitignore", "src/\n");
+    });
+    expect(tracked.changes.map((c) => `${c.status} ${c.path}`)).toEqual([
+      "created .gitignore",
+      "changed src/a.ts",
+    ]);
+    // And in the next command too, though the walk no longer lists it.
+    const next = await edit(ledger, "again", () => put("src/a.ts", "EVIL 2\n"));
+    expect(next.changes.map((c) => `${c.status} ${c.path}`)).toEqual(["changed src/a.ts"]);
+    await ledger.finish("done");
+    await undoRun(workspace.root());
+    expect(await onDisk("src/a.ts")).toBe("A\n");
+  });
+
+  it("says which new files a changed .gitignore may have uncovered, in the result and the ledger", async () => {
+    await put(".gitignore", "*.log\n");
+    await put("old.log", "the user's\n");
+    const ledger = await openLedger();
+    const tracked = await edit(ledger, "unignore", () => put(".gitignore", "# none\n"));
+    expect(tracked.changes.map((c) => c.path)).toEqual([".gitignore"]);
+    const notice =
+      "This command changed a .gitignore, and 1 files appeared: they may be files that were ignored before, so they are not recorded as created (undo leaves them): old.log.";
+    expect(tracked.notices).toEqual([notice]);
+    const event = ledger.events().at(-1);
+    expect(event).toMatchObject({ type: "command", notices: [notice] });
+  });
+
+  it("still sees a tracked file's change behind 5,000 new junk files, and names what it skipped", async () => {
+    await put("z.txt", "old\n");
+    const ledger = await openLedger();
+    const tracked = await edit(ledger, "junk", async () => {
+      await mkdir(at("aaa"));
+      for (let i = 0; i < 5_010; i += 1) await writeFile(at(`aaa/${i}.txt`), "");
+      await put("z.txt", "new\n");
+    });
+    expect(tracked.changes.filter((c) => c.path === "z.txt")).toHaveLength(1);
+    expect(tracked.notices[0]).toMatch(
+      /^\d+ files were not checked \(past the snapshot's caps, or unreadable\): what this command did to them is not recorded, and undo cannot reverse it: aaa\/\S+, .* … and \d+ more\.$/,
+    );
+    expect(ledger.events().at(-1)).toMatchObject({ type: "command", notices: tracked.notices });
+  });
+
+  it("undo brings a deleted script back with its mode, and tracks .git/config", async () => {
+    await put("run.sh", "#!/bin/sh\n");
+    await chmod(at("run.sh"), 0o755);
+    await put(".git/config", "[core]\n");
+    const ledger = await openLedger();
+    const tracked = await edit(ledger, "rm run.sh; git config core.fsmonitor evil", async () => {
+      await rm(at("run.sh"));
+      await put(".git/config", "[core]\n\tfsmonitor = evil\n");
+    });
+    expect(tracked.changes.map((c) => `${c.status} ${c.path}`)).toEqual([
+      "changed .git/config",
+      "deleted run.sh",
+    ]);
+    await ledger.finish("done");
+    await undoRun(workspace.root());
+    expect((await stat(at("run.sh"))).mode & 0o777).toBe(0o755);
+    expect(await onDisk(".git/config")).toBe("[core]\n");
+  });
+});
+
+const disk = smallDisk();
+
+describe("a disk that fills during a command", () => {
+  it.skipIf(disk.skip !== undefined)(
+    disk.skip ?? "returns the result and says what could not be recorded; nothing throws",
+    async () => {
+      await writeFile(path.join(disk.dir, "a.txt"), "old\n");
+      const ledger = await RunLedger.open(disk.dir, { task: "t", model: "m" });
+      const tracked = await trackCommand(
+        ledger,
+        disk.dir,
+        "fill the disk",
+        fakeCommand(async () => {
+          await writeFile(path.join(disk.dir, "a.txt"), "new\n");
+          await writeFile(path.join(disk.dir, "filler"), Buffer.alloc(200_000)).catch(() => {});
+        }),
+        "none",
+      );
+      await ledger.close().catch(() => {});
+      expect(tracked.changes.map((c) => c.path)).toContain("a.txt");
+      expect(tracked.notices.join("\n")).toMatch(
+        /Its changes could not be saved for undo \(ENOSPC[^)]*\)\.|The run's ledger could not record this command \(ENOSPC/,
+      );
+      await rm(path.join(disk.dir, "filler"));
+      await rm(path.join(disk.dir, ".agent"), { recursive: true, force: true });
+    },
+  );
+});
+
+describe("a harness killed mid-command", () => {
+  it("leaves undo the backups: undo RUN_ID puts back what the command changed", async () => {
+    await put("a.txt", "old\n");
+    await put("b.txt", "same\n");
+    const src = path.resolve(import.meta.dirname, "../src");
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+    // A child runs a command that edits a.txt, deletes b.txt... and is killed before it returns.
+    const script = `
+      const { RunLedger } = await import(${JSON.stringify(pathToFileURL(`${src}/ledger/run-ledger.ts`).href)});
+      const { trackCommand } = await import(${JSON.stringify(pathToFileURL(`${src}/commands/track-command.ts`).href)});
+      const { writeFile, rm } = await import("node:fs/promises");
+      const root = ${JSON.stringify(workspace.root())};
+      const ledger = await RunLedger.open(root, { task: "t", model: "m" });
+      console.log(ledger.runId);
+      await trackCommand(ledger, root, "edit", async () => {
+        await writeFile(root + "/a.txt", "half-done\\n");
+        await rm(root + "/b.txt");
+        process.kill(process.pid, "SIGKILL");
+        await new Promise(() => {});
+      }, "none");`;
+    const child = await execFileAsync(process.execPath, [
+      "--import",
+      tsx,
+      "--input-type=module",
+      "-e",
+      script,
+    ]).catch((error: { stdout: string; signal: string }) => error);
+    expect(child).toMatchObject({ signal: "SIGKILL" });
+    const runId = child.stdout.trim();
+    const result = await undoRun(workspace.root(), runId);
+    expect(result).toMatchObject({ restored: ["a.txt", "b.txt"], removed: [], alreadyUndone: [] });
+    expect(await onDisk("a.txt")).toBe("old\n");
+    expect(await onDisk("b.txt")).toBe("same\n");
+  });
+
+  it("leaves nothing for undo when the command could not start", async () => {
+    await put("a.txt", "old\n");
+    const ledger = await openLedger();
+    const failing = async (): Promise<CommandOutcome> => {
+      throw new Error("spawn failed");
+    };
+    await expect(trackCommand(ledger, workspace.root(), "x", failing, "none")).rejects.toThrow(
+      "spawn failed",
+    );
+    const manifest = JSON.parse(
+      await readFile(at(`.agent/backups/${ledger.runId}/manifest.json`), "utf8"),
+    ) as { patches: unknown[] };
+    expect(manifest.patches).toEqual([]);
   });
 });

@@ -261,7 +261,7 @@ function parseAdd(section: readonly NumberedLine[], header: Header): PatchOperat
 function parseUpdate(section: readonly NumberedLine[], header: Header): PatchOperation {
   const headerLine = section[0] as NumberedLine;
   const body = dropBlankEnds(section.slice(1));
-  if (body.length === 0) {
+  if (body.every((line) => line.text.startsWith("@@"))) {
     throw new PatchError(
       "invalid_patch",
       `Invalid patch hunk on line ${headerLine.number}: Update file hunk for path '${header.path}' is empty`,

@@ -12,6 +12,7 @@
 // also tolerates the mistakes models make most (a fence around the patch, padded markers,
 // a missing "*** "), and reports each repair; anything else is refused with the line number
 // and the exact fix.
+import path from "node:path";
 import { PatchError } from "./patch-errors.ts";
 import type { Hunk, ParsedPatch, PatchOperation } from "./patch-types.ts";
 
@@ -80,12 +81,16 @@ export interface UnwrappedPatch {
   /** 1-based line number, in the text as sent, of `lines[0]`: error messages quote it. */
   firstLineNumber: number;
   repairs: string[];
+  /** The DIR of a `cd DIR && apply_patch <<'EOF'` wrapper: the patch's paths are relative to it. */
+  workdir?: string;
 }
 
 const FENCE_OPEN = /^```[\w-]*$/;
 const FENCE_CLOSE = /^```$/;
-// `<<EOF`, `<<'EOF'`, `<<"EOF"`, `apply_patch <<'PATCH'`, `cat <<-EOF | apply_patch`...
-const HEREDOC_OPEN = /<<-?\s*(['"]?)([A-Za-z_]\w*)\1/;
+// `<<EOF`, `apply_patch <<'EOF'` and Codex's `cd DIR && apply_patch <<'EOF'` (DIR one word or quoted).
+// Other shell text is never dropped: the wrapper stays, and the patch is refused for it.
+const HEREDOC_OPEN =
+  /^(?:(?:cd\s+('[^']+'|"[^"\\$`]+"|[^\s'"\\$`;&|<>()]+)\s*&&\s*)?apply_?patch\s*)?<<-?\s*(['"]?)([A-Za-z_]\w*)\2$/;
 
 export function unwrapPatch(text: string): UnwrappedPatch {
   const repairs: string[] = [];
@@ -96,6 +101,7 @@ export function unwrapPatch(text: string): UnwrappedPatch {
   let lines = text.split("\n");
   let first = 0;
   let last = lines.length - 1;
+  let workdir: string | undefined;
   const skipBlank = () => {
     while (first <= last && lines[first]?.trim() === "") first++;
     while (last >= first && lines[last]?.trim() === "") last--;
@@ -108,8 +114,10 @@ export function unwrapPatch(text: string): UnwrappedPatch {
     const heredoc = HEREDOC_OPEN.exec(opening);
     if (FENCE_OPEN.test(opening) && FENCE_CLOSE.test(closing)) {
       repairs.push(`The patch was wrapped in a '${opening}' code fence; the fence was removed.`);
-    } else if (heredoc && closing === heredoc[2]) {
+    } else if (heredoc && closing === heredoc[3]) {
       repairs.push(`The patch was wrapped in a heredoc ('${opening}'); the wrapper was removed.`);
+      workdir = heredoc[1]?.replace(/^(['"])(.*)\1$/, "$2");
+      if (workdir) repairs.push(`Its paths were read relative to '${workdir}', as its 'cd' says.`);
     } else {
       break;
     }
@@ -118,7 +126,7 @@ export function unwrapPatch(text: string): UnwrappedPatch {
     skipBlank();
   }
   lines = lines.slice(first, last + 1);
-  return { lines, firstLineNumber: first + 1, repairs };
+  return { lines, firstLineNumber: first + 1, repairs, workdir };
 }
 
 /** A line of an Update section, with its 1-based line number in the patch as sent. */
@@ -219,7 +227,7 @@ export function parseHunks(lines: readonly NumberedLine[], path: string): Parsed
     if (prefix !== "-") current.newLines.push(body);
     current.changeLines++;
   }
-  if (current.changeLines === 0 && current.anchors.length > 0) {
+  if (current.changeLines === 0 && lines.at(-1)?.text.trim().startsWith("@@")) {
     const last = lines.at(-1)?.number ?? 0;
     throw new PatchError(
       "invalid_patch",
@@ -269,6 +277,7 @@ export function parsePatch(text: string): ParsedPatch {
   }));
   checkBoundaries(lines, repairs);
   const operations = parseSections(lines.slice(1, -1), repairs);
+  for (const op of operations) op.path = inWorkdir(unwrapped.workdir, op.path);
   const last = lines.at(-1);
   if (last && last.text !== END_PATCH) {
     repairs.push(`Line ${last.number}: spaces around '${END_PATCH}' were ignored.`);
@@ -282,6 +291,13 @@ export function parsePatch(text: string): ParsedPatch {
     );
   }
   return { operations, repairs };
+}
+
+/** `cd DIR && apply_patch`: a relative path is read from DIR; an absolute or "~" one is left for
+ *  the workspace confinement to refuse, as it refuses a DIR that leads outside. */
+function inWorkdir(workdir: string | undefined, file: string): string {
+  if (workdir === undefined || /^([/\\]|~([/\\]|$)|[A-Za-z]:[/\\])/.test(file)) return file;
+  return path.posix.join(workdir, file);
 }
 
 function checkBoundaries(lines: readonly NumberedLine[], repairs: string[]): void {
@@ -477,7 +493,7 @@ function parseUpdate(
 ): PatchOperation {
   const headerLine = section[0] as NumberedLine;
   const body = dropBlankEnds(section.slice(1));
-  if (body.length === 0) {
+  if (body.every((line) => line.text.startsWith("@@"))) {
     throw new PatchError(
       "invalid_patch",
       `Invalid patch hunk on line ${headerLine.number}: Update file hunk for path '${header.path}' is empty`,

@@ -3,20 +3,18 @@ import type { FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { syncFolder } from "../fs/atomic-write.ts";
 
-// An append-only JSON Lines file. Every value is written as one line and
-// flushed to disk (fdatasync) before the append resolves, so a crash loses
-// at most the line being written. Appends are queued, so they land in the
-// order they were requested even when callers do not await each one.
+// An append-only JSON Lines file. Every value is one line, flushed to disk (fdatasync) before the
+// append resolves, so a crash loses at most the line being written. Appends are queued, so they
+// land in the order they were requested even when callers do not await each one.
 export class JsonlAppender {
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
 
   private constructor(private readonly handle: FileHandle) {}
 
-  // Creates the file; refuses to append to an existing one, because two
-  // writers on one ledger would interleave their histories.
+  // Creates the file, never an existing one: two writers on one ledger would interleave histories.
   static async create(path: string): Promise<JsonlAppender> {
-    const handle = await open(path, "wx");
+    const handle = await open(path, "ax");
     // Makes the new directory entry itself durable, not only the file's bytes.
     await syncFolder(dirname(path));
     return new JsonlAppender(handle);
@@ -27,11 +25,15 @@ export class JsonlAppender {
       return Promise.reject(new Error("JSONL file is closed; no more events can be appended."));
     const line = JSON.stringify(value) + "\n";
     const write = this.queue.then(async () => {
-      await this.handle.appendFile(line, "utf8");
+      // A full disk can take half a line: cut it off, or the next line would be glued to it.
+      const { size } = await this.handle.stat();
+      await this.handle.appendFile(line, "utf8").catch(async (error: unknown) => {
+        await this.handle.truncate(size);
+        throw error;
+      });
       await this.handle.datasync();
     });
-    // A failed write must not block later ones forever; the caller of the
-    // failed append still sees its rejection.
+    // A failed write must not block later ones; its caller still sees the rejection.
     this.queue = write.catch(() => undefined);
     return write;
   }

@@ -9,10 +9,9 @@ import type { BackupManifest, BackupRecord } from "../patch/backups.ts";
 import { RunLedger, listRuns, runIdProblem } from "./run-ledger.ts";
 import { sha256 } from "../fs/file-hash.ts";
 
-// Undo puts back what one run changed, from the backups apply_patch made
-// before it touched each file. It never overwrites work it did not do: a file
-// whose bytes are no longer the ones the run left behind is someone else's
-// edit now, and the whole undo is refused before anything is written.
+// Undo puts back what one run changed, from the backups apply_patch made before it touched each
+// file. It never overwrites work it did not do: a file whose bytes are not the ones the run left
+// is someone else's edit now, and the whole undo is refused before anything is written.
 
 export interface UndoResult {
   runId: string;
@@ -22,6 +21,8 @@ export interface UndoResult {
   removed: string[];
   // Already as before the run (undone earlier, or put back by hand).
   alreadyUndone: string[];
+  // Ledgers that could not be read while looking for the latest run: left out, not fatal.
+  damaged: string[];
 }
 
 export class UndoRefusedError extends Error {
@@ -46,17 +47,16 @@ type Plan = { change: FileChange; action: "restore" | "remove" | "skip"; bytes?:
 
 // Undoes `runId`, or by default the latest run that changed files and was not undone yet.
 export async function undoRun(cwd: string, runId?: string): Promise<UndoResult> {
-  const id = runId ?? (await latestUndoableRun(cwd));
+  const damaged: string[] = [];
+  const id = runId ?? (await latestUndoableRun(cwd, damaged));
   const changes = await readChanges(cwd, id);
   await refuseIfUndone(cwd, id);
-  // The real path of the workspace, which the writers check folders against; and never a
-  // symlinked .agent/.
+  // The workspace's real path, which the writers check folders against; never a symlinked .agent/.
   const folder = await agentFolder(cwd).catch((error: Error) => {
     throw new UndoRefusedError(`Nothing was undone: ${error.message}`);
   });
   const root = dirname(folder);
-  // The same locks a patch takes: an agent in another terminal cannot write between the check
-  // below and the restore.
+  // A patch's locks: an agent in another terminal cannot write between the check and the restore.
   const paths = changes.map((change) => join(root, change.path));
   const unlock = await lockFiles(join(folder, "locks"), paths).catch((error: Error) => {
     throw new UndoRefusedError(`Nothing was undone: ${error.message}`);
@@ -75,7 +75,7 @@ export async function undoRun(cwd: string, runId?: string): Promise<UndoResult> 
       );
     }
 
-    const result: UndoResult = { runId: id, restored: [], removed: [], alreadyUndone: [] };
+    const result: UndoResult = { runId: id, restored: [], removed: [], alreadyUndone: [], damaged };
     for (const plan of plans as Plan[]) {
       const target = join(root, plan.change.path);
       if (plan.action === "restore" && plan.bytes) {
@@ -95,25 +95,29 @@ export async function undoRun(cwd: string, runId?: string): Promise<UndoResult> 
   }
 }
 
-// One line for the terminal.
+// One line for the terminal, and one per ledger left out.
 export function describeUndo(result: UndoResult): string {
   const parts = [
     result.restored.length > 0 ? `restored ${result.restored.join(", ")}` : "",
     result.removed.length > 0 ? `removed ${result.removed.join(", ")}` : "",
     result.alreadyUndone.length > 0 ? `already as before: ${result.alreadyUndone.join(", ")}` : "",
   ].filter(Boolean);
-  if (result.restored.length + result.removed.length === 0) {
-    return `Nothing to undo in run ${result.runId}: ${result.alreadyUndone.join(", ")} ${result.alreadyUndone.length === 1 ? "is" : "are"} already as before the run.`;
-  }
-  return `Undid run ${result.runId}: ${parts.join("; ")}.`;
+  const summary =
+    result.restored.length + result.removed.length === 0
+      ? `Nothing to undo in run ${result.runId}: ${result.alreadyUndone.join(", ")} ${result.alreadyUndone.length === 1 ? "is" : "are"} already as before the run.`
+      : `Undid run ${result.runId}: ${parts.join("; ")}.`;
+  return [summary, ...result.damaged].join("\n");
 }
 
-async function latestUndoableRun(cwd: string): Promise<string> {
-  const runs = await listRuns(cwd);
+async function latestUndoableRun(cwd: string, damaged: string[]): Promise<string> {
+  const runs = await listRuns(cwd, damaged);
   const candidate = runs.filter((run) => !run.undone && run.changedFiles.length > 0).at(-1);
   if (!candidate) {
     throw new UndoRefusedError(
-      `Nothing to undo: no run recorded in ${join(cwd, ".agent", "runs")} changed files, or all of them were undone already.`,
+      [
+        `Nothing to undo: no run recorded in ${join(cwd, ".agent", "runs")} changed files, or all of them were undone already.`,
+        ...damaged,
+      ].join("\n"),
     );
   }
   return candidate.runId;
@@ -152,8 +156,7 @@ async function readChanges(cwd: string, runId: string): Promise<FileChange[]> {
   return changes;
 }
 
-// A run is undone once. Afterwards its files are the user's again, and comparing
-// them with what the run left would only report edits as conflicts.
+// A run is undone once: afterwards its files are the user's again, and their edits no conflicts.
 async function refuseIfUndone(cwd: string, runId: string): Promise<void> {
   // Backups made by the command-line apply-patch have no ledger: nothing to check.
   const ledger = await RunLedger.load(cwd, runId).catch(() => undefined);

@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, type Dirent } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { setImmediate } from "node:timers/promises";
 import path from "node:path";
@@ -17,6 +17,9 @@ interface GitignoreScope {
   rules: Ignore;
 }
 
+/** Told of each entry the walk leaves out, and why: "whose name is not valid UTF-8", for one. */
+export type OnSkip = (path: string, why: string) => void;
+
 /**
  * Yields the workspace-relative paths ("/" separated, sorted) of every
  * visible file under `startFolder` (itself workspace-relative, "." for all).
@@ -26,9 +29,10 @@ export async function* walkWorkspace(
   root: string,
   startFolder: string,
   signal?: AbortSignal,
+  onSkip?: OnSkip,
 ): AsyncGenerator<string> {
   const scopes = await scopesDownTo(root, startFolder);
-  yield* walkFolder(root, startFolder, scopes, signal);
+  yield* walkFolder(root, startFolder, scopes, signal, onSkip);
 }
 
 async function* walkFolder(
@@ -36,14 +40,12 @@ async function* walkFolder(
   folder: string,
   scopes: GitignoreScope[],
   signal?: AbortSignal,
+  onSkip?: OnSkip,
 ): AsyncGenerator<string> {
   // A turn of the event loop before each folder, so an abort (Ctrl-C) lands mid-walk.
   await setImmediate();
   signal?.throwIfAborted();
-  // Synchronous, like search_text's reads: a walk makes thousands of small calls, and for a
-  // small call the round trip through Node's thread pool costs more than the call itself.
-  const entries = readdirSync(path.join(root, folder), { withFileTypes: true });
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const entries = listFolder(root, folder, onSkip);
   // The listing tells whether there is a .gitignore, so most folders cost no failed open. A
   // symlinked .gitignore is not a file here, and git does not follow one either.
   const hasRules = entries.some((entry) => entry.name === ".gitignore" && entry.isFile());
@@ -53,28 +55,57 @@ async function* walkFolder(
     const relative = folder === "." ? entry.name : `${folder}/${entry.name}`;
     if (entry.isDirectory()) {
       if (ALWAYS_SKIPPED.has(entry.name) || isIgnored(here, relative, true)) continue;
-      yield* walkFolder(root, relative, here, signal);
+      yield* walkFolder(root, relative, entered(here, relative), signal, onSkip);
     } else if (entry.isFile() && !isIgnored(here, relative, false)) {
       yield relative;
     }
   }
 }
 
-/** The .gitignore files of the folders above `startFolder`, which still apply inside it. */
+/** A folder's entries, sorted by name. Names are read as bytes: one that is not UTF-8 (`mkdir
+ *  $'\xff'`) would decode to a name with U+FFFD in it, which does not exist, so it is skipped. */
+function listFolder(root: string, folder: string, onSkip?: OnSkip) {
+  const listed: Pick<Dirent, "name" | "isFile" | "isDirectory">[] = [];
+  try {
+    // Synchronous, like search_text's reads: a walk makes thousands of small calls, and for a
+    // small call the round trip through Node's thread pool costs more than the call itself.
+    const options = { withFileTypes: true, encoding: "buffer" } as const;
+    for (const entry of readdirSync(path.join(root, folder), options)) {
+      const name = entry.name.toString();
+      if (Buffer.from(name).equals(entry.name)) listed.push(Object.assign(entry, { name }));
+      else onSkip?.(path.posix.join(folder, name), "whose name is not valid UTF-8");
+    }
+  } catch (error) {
+    // A path over the OS limit, or no permission: the rest of the workspace is still listed.
+    onSkip?.(folder, `that could not be read (${(error as { code?: string }).code})`);
+  }
+  return listed.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** "(skipped 1 entry whose name is not valid UTF-8)": what list_files and search_text add. */
+export function describeSkipped(whys: readonly string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const why of whys) counts.set(why, (counts.get(why) ?? 0) + 1);
+  return [...counts].map(([why, n]) => `(skipped ${n === 1 ? "1 entry" : `${n} entries`} ${why})`);
+}
+
+/** The rules in force at `startFolder`: .git/info/exclude (the weakest), then the .gitignore files
+ *  above it. core.excludesFile is not read: it is the machine's, outside the workspace. */
 async function scopesDownTo(root: string, startFolder: string): Promise<GitignoreScope[]> {
-  const scopes: GitignoreScope[] = [];
+  let scopes = await loadScope(root, ".", ".git/info/exclude");
   let folder = ".";
   const parts = startFolder === "." ? [] : startFolder.split("/");
   for (const part of parts) {
     scopes.push(...(await loadScope(root, folder)));
     folder = folder === "." ? part : `${folder}/${part}`;
+    if (!isIgnored(scopes, folder, true)) scopes = entered(scopes, folder);
   }
   return scopes;
 }
 
-async function loadScope(root: string, folder: string): Promise<GitignoreScope[]> {
+async function loadScope(root: string, folder: string, file = ".gitignore") {
   try {
-    const text = await readFile(path.join(root, folder, ".gitignore"), "utf8");
+    const text = await readFile(path.join(root, folder, file), "utf8");
     // git on Linux matches case-sensitively: a "CHANGELOG.md" rule leaves changelog.md visible.
     return [{ folder, rules: ignore({ ignorecase: false }).add(text) }];
   } catch {
@@ -82,10 +113,25 @@ async function loadScope(root: string, folder: string): Promise<GitignoreScope[]
   }
 }
 
+/** As in git, the deepest .gitignore with a rule matching the path decides (in it, the last such
+ *  rule): a `!keep.log` in sub/ re-includes what the root's `*.log` ignores. */
 function isIgnored(scopes: GitignoreScope[], relative: string, isFolder: boolean): boolean {
-  return scopes.some((scope) => {
+  for (const scope of scopes.toReversed()) {
     const inScope = scope.folder === "." ? relative : relative.slice(scope.folder.length + 1);
     // The "ignore" package recognises folder-only rules ("dist/") by the trailing slash.
-    return scope.rules.ignores(isFolder ? `${inScope}/` : inScope);
+    const verdict = scope.rules.test(isFolder ? `${inScope}/` : inScope);
+    if (verdict.ignored || verdict.unignored) return verdict.ignored;
+  }
+  return false;
+}
+
+/** "ignore" takes all under a folder it ignores as ignored; but inside a folder a deeper .gitignore
+ *  re-included, git matches each path on its own. So such a scope gets a rule re-including it. */
+function entered(scopes: GitignoreScope[], folder: string): GitignoreScope[] {
+  return scopes.map((scope) => {
+    const own = scope.folder === "." ? folder : folder.slice(scope.folder.length + 1);
+    if (!scope.rules.test(`${own}/`).ignored) return scope;
+    const literal = own.replace(/[\\*?[\]!# ]/g, "\\$&");
+    return { ...scope, rules: ignore({ ignorecase: false }).add(scope.rules).add(`!/${literal}/`) };
   });
 }

@@ -1,11 +1,12 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { OPEN_FLAGS } from "../fs/read-regular-file.ts";
 import { isSecretFile, secretFilesAllowed } from "../fs/secret-files.ts";
 import { defineTool } from "./define-tool.ts";
 import { describeScope, fileMatcher, resolveFolder } from "./list-files.ts";
 import { ToolError } from "./tool-error.ts";
-import { walkWorkspace } from "./walk-workspace.ts";
+import { describeSkipped, walkWorkspace } from "./walk-workspace.ts";
 
 export const SEARCH_LIMITS = { maxMatches: 100, maxLineLength: 200, maxFileBytes: 1_000_000 };
 
@@ -30,7 +31,9 @@ export const searchTextTool = defineTool({
     let total = 0;
     let searched = 0;
     let secrets = 0;
-    for await (const file of walkWorkspace(context.cwd, folder, context.signal)) {
+    const unlisted: string[] = [];
+    const onSkip = (_path: string, why: string) => unlisted.push(why);
+    for await (const file of walkWorkspace(context.cwd, folder, context.signal, onSkip)) {
       if (!matchesFile(file)) continue;
       // Whatever a match shows goes to the model's provider: a key in .env must not.
       if (isSecretFile(file) && !secretFilesAllowed()) {
@@ -46,8 +49,8 @@ export const searchTextTool = defineTool({
       }
     }
     const scope = describeScope(folder, args.glob);
-    const skipped =
-      secrets > 0 ? [`(${secrets} file(s) of secrets, such as .env, not searched)`] : [];
+    const skipped = describeSkipped(unlisted);
+    if (secrets > 0) skipped.unshift(`(${secrets} file(s) of secrets, such as .env, not searched)`);
     if (total === 0) {
       const none = `No matches for "${args.query}" in ${searched} file(s) ${scope}.`;
       return { ok: true, content: [none, ...skipped].join("\n") };
@@ -99,9 +102,6 @@ export function matchingLines(bytes: Buffer, query: Query): [number, string][] {
   });
   return matches;
 }
-
-// O_NONBLOCK: opening a named pipe would otherwise wait for a writer (Windows has neither).
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 /**
  * The file's bytes, or undefined for what search skips: binary files (a NUL byte, the same test

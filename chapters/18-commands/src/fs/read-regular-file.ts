@@ -16,7 +16,7 @@ export interface FileRead {
 }
 
 // Windows has no O_NONBLOCK, and no FIFOs in the file system either.
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+export const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 export async function readRegularFile(absolute: string, maxBytes = Infinity): Promise<FileRead> {
   const handle = await open(absolute, OPEN_FLAGS).catch((error: NodeJS.ErrnoException) => {

@@ -35,6 +35,7 @@ export function runCommandTool(settings: CommandSettings): AnyTool {
         timeoutMs: settings.timeoutMs,
         signal: context.signal,
         env: childEnv(process.env, settings.secrets),
+        secrets: settings.secrets,
       });
       await context.ledger?.recordCommand({
         command,

@@ -16,8 +16,21 @@ export function createCommandApprover({ yes, interactive, ask }: ApproverOptions
     if (!interactive) return "no_terminal";
     // The exact text and where it runs: what the person approves is what runs.
     const answer = await ask(`Run \`${visible(command)}\` in ${cwd}? [y/N] `, signal);
-    return /^y(es)?$/i.test(answer.trim()) ? "approved" : "declined";
+    return isYes(answer) ? "approved" : "declined";
   };
+}
+
+export function isYes(answer: string): boolean {
+  return /^y(es)?$/i.test(answer.trim());
+}
+
+/** Asked once per change to AGENTS.md's allow-command lines (agents-md-trust.ts). */
+export function trustQuestion(workspace: string, lines: readonly string[]): string {
+  return [
+    `AGENTS.md in ${visible(workspace)} lets these commands run without asking, new or changed since you last confirmed:`,
+    ...lines.map((line) => `  ${visible(line)}`),
+    "Trust them here from now on? [y/N] ",
+  ].join("\n");
 }
 
 /**

@@ -18,18 +18,44 @@ import {
 export interface BackedUpSnapshot extends WorkspaceSnapshot {
   /** Workspace-relative path → the backup's path inside the backup folder. */
   backups: Map<string, string>;
+  /** Workspace-relative path → its permission bits, so undo brings a deleted script back executable. */
+  modes: Map<string, number>;
 }
 
-/** Hashes the workspace and backs up each file it hashed (the same bytes). */
+/**
+ * Hashes the workspace and backs up each file it hashed (the same bytes). A full disk stops
+ * here: a command undo could not reverse is not run. A file that cannot be backed up for
+ * another reason (its backup's longer path is over the system's limit) is skipped instead.
+ */
 export async function snapshotWithBackups(
   root: string,
   backupDir: string,
+  tracked: Iterable<string> = [],
 ): Promise<BackedUpSnapshot> {
   const backups = new Map<string, string>();
-  const snapshot = await snapshotWorkspace(root, undefined, async (relative, bytes) => {
-    backups.set(relative, await backUpFile(backupDir, relative, bytes));
-  });
-  return { ...snapshot, backups };
+  const modes = new Map<string, number>();
+  const failed = new Map<string, string>();
+  const snapshot = await snapshotWorkspace(
+    root,
+    undefined,
+    async (relative, bytes, mode) => {
+      modes.set(relative, mode);
+      await backUpFile(backupDir, relative, bytes).then(
+        (backup) => backups.set(relative, backup),
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === "ENOSPC" || error.code === "EDQUOT") throw error;
+          failed.set(relative, error.code ?? error.message);
+        },
+      );
+    },
+    tracked,
+  );
+  for (const [relative, code] of failed) {
+    snapshot.hashes.delete(relative);
+    snapshot.skipped.add(relative);
+    snapshot.problems.push(`${relative}: could not be backed up (${code})`);
+  }
+  return { ...snapshot, backups, modes };
 }
 
 /**
@@ -43,13 +69,34 @@ export async function recordCommandBackups(
   runId: string,
   before: BackedUpSnapshot,
   changes: readonly FileChange[],
+  unfinished: string,
 ): Promise<void> {
-  if (changes.length === 0) return;
   const records: BackupRecord[] = changes.map((change) => ({
     path: change.path,
     previous_sha256: change.before,
     backup: change.before === null ? null : (before.backups.get(change.path) ?? null),
     sha256: change.after,
+    mode: before.modes.get(change.path),
   }));
-  await recordInManifest(backupDir, runId, records);
+  await recordInManifest(backupDir, runId, records, { replaces: unfinished });
+}
+
+/**
+ * Before the command runs: every file backed up, as unchanged so far, in a group marked
+ * `unfinished`. Should the harness be killed mid-command, undo finds the backups through it.
+ */
+export async function recordUnfinished(
+  backupDir: string,
+  runId: string,
+  before: BackedUpSnapshot,
+  key: string,
+): Promise<void> {
+  const records: BackupRecord[] = [...before.hashes].map(([path, hash]) => ({
+    path,
+    previous_sha256: hash,
+    backup: before.backups.get(path) ?? null,
+    sha256: hash,
+    mode: before.modes.get(path),
+  }));
+  await recordInManifest(backupDir, runId, records, { unfinished: key });
 }

@@ -85,9 +85,8 @@ export class RunLedger {
     return ledger;
   }
 
-  // Replays a finished (or crashed) run from its file. A torn last line is
-  // dropped and reported by `tornTail`. The loaded ledger can still append
-  // (undo marks the run it reverted); the torn bytes are cut off first.
+  // Replays a finished (or crashed) run from its file; a torn last line is dropped (`tornTail`).
+  // It can still append (undo marks the run it reverted): the torn bytes are cut off first.
   static async load(cwd: string, runId: string): Promise<RunLedger> {
     const problem = runIdProblem(runId);
     if (problem) throw new Error(problem);
@@ -346,8 +345,9 @@ export interface RunSummary {
   undone: boolean;
 }
 
-// Every run recorded in the workspace, oldest first.
-export async function listRuns(cwd: string): Promise<RunSummary[]> {
+// Every run recorded in the workspace, oldest first. A ledger that cannot be read (a crash at its
+// start, a hand edit) must not hide the others: it is left out, and `damaged` says why.
+export async function listRuns(cwd: string, damaged: string[] = []): Promise<RunSummary[]> {
   let names: string[];
   try {
     names = await readdir(join(cwd, RUNS_DIR));
@@ -360,7 +360,10 @@ export async function listRuns(cwd: string): Promise<RunSummary[]> {
     .map((name) => name.slice(0, -".jsonl".length));
   const summaries: RunSummary[] = [];
   for (const runId of runIds) {
-    const ledger = await RunLedger.load(cwd, runId);
+    const ledger = await RunLedger.load(cwd, runId).catch((error: Error) => {
+      damaged.push(`Left out a damaged ledger: ${error.message}`);
+    });
+    if (!ledger) continue;
     summaries.push({
       runId,
       task: ledger.start.task,
@@ -380,8 +383,7 @@ export function ledgerPath(cwd: string, runId: string): string {
   return join(cwd, RUNS_DIR, `${runId}.jsonl`);
 }
 
-// Why `text` cannot be a run id, or undefined when it can. A run id names a
-// file and a folder, so one that could be a path ("../x") is refused.
+// Why `text` cannot be a run id (it names a file and a folder: "../x" is refused), or undefined.
 export function runIdProblem(text: string): string | undefined {
   if (/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
   return `"${text}" is not a run id. Run ids look like 20250131-142501-3f9a1c.`;

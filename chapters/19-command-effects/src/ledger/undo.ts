@@ -1,4 +1,4 @@
-import { readFile, stat } from "node:fs/promises";
+import { lstat, readFile, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, posix } from "node:path";
 import { agentFolder } from "../fs/agent-folder.ts";
 import { commitWrite, deleteFile, stageWrite } from "../fs/atomic-write.ts";
@@ -9,10 +9,9 @@ import type { BackupManifest, BackupRecord } from "../patch/backups.ts";
 import { RunLedger, listRuns, runIdProblem } from "./run-ledger.ts";
 import { sha256 } from "../fs/file-hash.ts";
 
-// Undo puts back what one run changed, from the backups apply_patch made
-// before it touched each file. It never overwrites work it did not do: a file
-// whose bytes are no longer the ones the run left behind is someone else's
-// edit now, and the whole undo is refused before anything is written.
+// Undo puts back what one run changed, from the backups apply_patch made before it touched each
+// file. It never overwrites work it did not do: a file whose bytes are not the ones the run left
+// is someone else's edit now, and the whole undo is refused before anything is written.
 
 export interface UndoResult {
   runId: string;
@@ -22,6 +21,8 @@ export interface UndoResult {
   removed: string[];
   // Already as before the run (undone earlier, or put back by hand).
   alreadyUndone: string[];
+  // Ledgers that could not be read while looking for the latest run: left out, not fatal.
+  damaged: string[];
 }
 
 export class UndoRefusedError extends Error {
@@ -40,23 +41,26 @@ interface FileChange {
   backup: string | null;
   // Hash after the run's last write; null when the run deleted the file.
   final: string | null;
+  // Its permission bits before the run, when a command recorded them.
+  mode?: number;
+  // A command that may have changed it never finished (the harness was killed mid-command).
+  unfinished?: boolean;
 }
 
 type Plan = { change: FileChange; action: "restore" | "remove" | "skip"; bytes?: Buffer };
 
 // Undoes `runId`, or by default the latest run that changed files and was not undone yet.
 export async function undoRun(cwd: string, runId?: string): Promise<UndoResult> {
-  const id = runId ?? (await latestUndoableRun(cwd));
+  const damaged: string[] = [];
+  const id = runId ?? (await latestUndoableRun(cwd, damaged));
   const changes = await readChanges(cwd, id);
   await refuseIfUndone(cwd, id);
-  // The real path of the workspace, which the writers check folders against; and never a
-  // symlinked .agent/.
+  // The workspace's real path, which the writers check folders against; never a symlinked .agent/.
   const folder = await agentFolder(cwd).catch((error: Error) => {
     throw new UndoRefusedError(`Nothing was undone: ${error.message}`);
   });
   const root = dirname(folder);
-  // The same locks a patch takes: an agent in another terminal cannot write between the check
-  // below and the restore.
+  // A patch's locks: an agent in another terminal cannot write between the check and the restore.
   const paths = changes.map((change) => join(root, change.path));
   const unlock = await lockFiles(join(folder, "locks"), paths).catch((error: Error) => {
     throw new UndoRefusedError(`Nothing was undone: ${error.message}`);
@@ -75,18 +79,16 @@ export async function undoRun(cwd: string, runId?: string): Promise<UndoResult> 
       );
     }
 
-    const result: UndoResult = { runId: id, restored: [], removed: [], alreadyUndone: [] };
+    const result: UndoResult = { runId: id, restored: [], removed: [], alreadyUndone: [], damaged };
     for (const plan of plans as Plan[]) {
-      const target = join(root, plan.change.path);
-      if (plan.action === "restore" && plan.bytes) {
-        await commitWrite(await stageWrite(target, plan.bytes, await currentMode(target)));
-        result.restored.push(plan.change.path);
-      } else if (plan.action === "remove") {
-        await deleteFile(target);
-        result.removed.push(plan.change.path);
-      } else {
-        result.alreadyUndone.push(plan.change.path);
-      }
+      await carryOut(root, plan, result).catch((error: Error) => {
+        // A write that fails now (a full disk, a link swapped in since the check) stops the undo
+        // with what it did: the run stays undoable, and the files done count as already undone.
+        const done = [...result.restored, ...result.removed];
+        throw new UndoRefusedError(
+          `Undo of run ${id} stopped at ${plan.change.path}: ${error.message}\n${done.length > 0 ? `Put back so far: ${done.join(", ")}.` : "Nothing was undone."} Fix that, then undo again.`,
+        );
+      });
     }
     await markUndone(cwd, id, [...result.restored, ...result.removed]);
     return result;
@@ -95,25 +97,29 @@ export async function undoRun(cwd: string, runId?: string): Promise<UndoResult> 
   }
 }
 
-// One line for the terminal.
+// One line for the terminal, and one per ledger left out.
 export function describeUndo(result: UndoResult): string {
   const parts = [
     result.restored.length > 0 ? `restored ${result.restored.join(", ")}` : "",
     result.removed.length > 0 ? `removed ${result.removed.join(", ")}` : "",
     result.alreadyUndone.length > 0 ? `already as before: ${result.alreadyUndone.join(", ")}` : "",
   ].filter(Boolean);
-  if (result.restored.length + result.removed.length === 0) {
-    return `Nothing to undo in run ${result.runId}: ${result.alreadyUndone.join(", ")} ${result.alreadyUndone.length === 1 ? "is" : "are"} already as before the run.`;
-  }
-  return `Undid run ${result.runId}: ${parts.join("; ")}.`;
+  const summary =
+    result.restored.length + result.removed.length === 0
+      ? `Nothing to undo in run ${result.runId}: ${result.alreadyUndone.join(", ")} ${result.alreadyUndone.length === 1 ? "is" : "are"} already as before the run.`
+      : `Undid run ${result.runId}: ${parts.join("; ")}.`;
+  return [summary, ...result.damaged].join("\n");
 }
 
-async function latestUndoableRun(cwd: string): Promise<string> {
-  const runs = await listRuns(cwd);
+async function latestUndoableRun(cwd: string, damaged: string[]): Promise<string> {
+  const runs = await listRuns(cwd, damaged);
   const candidate = runs.filter((run) => !run.undone && run.changedFiles.length > 0).at(-1);
   if (!candidate) {
     throw new UndoRefusedError(
-      `Nothing to undo: no run recorded in ${join(cwd, ".agent", "runs")} changed files, or all of them were undone already.`,
+      [
+        `Nothing to undo: no run recorded in ${join(cwd, ".agent", "runs")} changed files, or all of them were undone already.`,
+        ...damaged,
+      ].join("\n"),
     );
   }
   return candidate.runId;
@@ -132,7 +138,8 @@ async function readChanges(cwd: string, runId: string): Promise<FileChange[]> {
     );
   }
   const byPath = new Map<string, FileChange>();
-  for (const record of manifest.patches.flatMap((patch) => patch.files)) {
+  const records = manifest.patches.flatMap((group) => group.files.map((r) => ({ ...r, group })));
+  for (const record of records) {
     const path = safeRelative(record, manifestPath);
     const seen = byPath.get(path);
     // The first record holds the bytes from before the run; the last, what the run left.
@@ -143,17 +150,20 @@ async function readChanges(cwd: string, runId: string): Promise<FileChange[]> {
         original: record.previous_sha256,
         backup: record.backup,
         final: record.sha256,
+        mode: record.mode,
       });
+    if (record.group.unfinished) byPath.get(path)!.unfinished = true;
   }
-  const changes = [...byPath.values()].filter((change) => change.original !== change.final);
+  const changes = [...byPath.values()].filter(
+    (change) => change.original !== change.final || change.unfinished,
+  );
   if (changes.length === 0) {
     throw new UndoRefusedError(`Nothing to undo: run ${runId} left every file as it found it.`);
   }
   return changes;
 }
 
-// A run is undone once. Afterwards its files are the user's again, and comparing
-// them with what the run left would only report edits as conflicts.
+// A run is undone once: afterwards its files are the user's again, and their edits no conflicts.
 async function refuseIfUndone(cwd: string, runId: string): Promise<void> {
   // Backups made by the command-line apply-patch have no ledger: nothing to check.
   const ledger = await RunLedger.load(cwd, runId).catch(() => undefined);
@@ -165,10 +175,34 @@ async function refuseIfUndone(cwd: string, runId: string): Promise<void> {
   }
 }
 
+async function carryOut(root: string, plan: Plan, result: UndoResult): Promise<void> {
+  const target = join(root, plan.change.path);
+  if (plan.action === "restore" && plan.bytes) {
+    // A file the run deleted comes back with the permissions it had (commands record them).
+    const mode = (await currentMode(target)) ?? plan.change.mode;
+    await commitWrite(await stageWrite(target, plan.bytes, mode));
+    result.restored.push(plan.change.path);
+  } else if (plan.action === "remove") {
+    await deleteFile(target);
+    result.removed.push(plan.change.path);
+  } else if (!plan.change.unfinished) {
+    // (a file a killed command did not touch is no news: it was only backed up in case)
+    result.alreadyUndone.push(plan.change.path);
+  }
+}
+
 // Returns the plan, or a line explaining why this file blocks the undo.
 async function planFile(cwd: string, runId: string, change: FileChange): Promise<Plan | string> {
+  // A command may have replaced a folder with a link (rm -rf src && ln -s ~/victim src): undo
+  // would write where the link leads. It never does; the person removes the link first.
+  const link = await linkOnTheWay(cwd, change.path);
+  if (link !== undefined) {
+    return `${change.path}: ${link} is now a symbolic link, and undo never writes through a link. Remove the link (or put the folder back), then undo again.`;
+  }
   const current = await currentHash(join(cwd, change.path));
   if (current === change.original) return { change, action: "skip" };
+  // What a command that never finished left is the run's work: nothing recorded what it wrote.
+  if (change.unfinished) change.final = current;
   if (current !== change.final) return conflictLine(change, current);
   if (change.original === null) return { change, action: "remove" };
 
@@ -187,6 +221,19 @@ function conflictLine(change: FileChange, current: string | null): string {
   if (change.final === null)
     return `${change.path}: the run deleted it, but it exists again (sha256 ${current}).`;
   return `${change.path}: the run left sha256 ${change.final}, it is now ${current}.`;
+}
+
+// The first part of `path` that is a link, if any (a missing part ends the check: undo makes
+// real folders from there).
+async function linkOnTheWay(root: string, path: string): Promise<string | undefined> {
+  const parts = path.split("/");
+  for (let i = 1; i <= parts.length; i += 1) {
+    const part = parts.slice(0, i).join("/");
+    const stats = await lstat(join(root, part)).catch(() => undefined);
+    if (stats === undefined) return undefined;
+    if (stats.isSymbolicLink()) return part;
+  }
+  return undefined;
 }
 
 // A restored file keeps the permissions it has now (an executable script stays executable).

@@ -24,10 +24,28 @@ export function judgeCommand(policy: CommandPolicy, command: string): CommandVer
 
 /**
  * The commands a project allows in its AGENTS.md, one per line: `allow-command: node check.mjs`,
- * as a list item or not, the command in backticks or not. The file is the repository's own, so
- * the run prints what it allowed: a cloned project's choices are shown, not silently trusted.
+ * as a list item or not, the command in backticks or not. A line inside a code fence (``` or
+ * ~~~) is an example, not a rule. The file is the repository's own, so the run prints what it
+ * allowed: a cloned project's choices are shown, not silently trusted.
  */
 export function allowedInAgentsMd(text: string): string[] {
-  const line = /^[ \t]*(?:[-*][ \t]+)?allow-command:[ \t]*`?([^`\n]+?)`?[ \t]*$/gim;
-  return [...text.matchAll(line)].map((match) => match[1]!.trim()).filter((c) => c !== "");
+  const rule = /^[ \t]*(?:[-*][ \t]+)?allow-command:[ \t]*`?([^`\n]+?)`?[ \t]*$/i;
+  const allowed: string[] = [];
+  let fence: string | undefined; // the opening fence while inside one
+  for (const line of text.split(/\r?\n|\r/)) {
+    const marker = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
+    if (marker) {
+      if (fence === undefined) fence = marker[1];
+      else if (closes(fence, marker[1]!, marker[2]!)) fence = undefined;
+      continue;
+    }
+    const command = fence === undefined ? rule.exec(line)?.[1]?.trim() : undefined;
+    if (command) allowed.push(command);
+  }
+  return allowed;
+}
+
+/** CommonMark's rule: the same character, at least as many, and nothing after but spaces. */
+function closes(opening: string, marker: string, rest: string): boolean {
+  return marker[0] === opening[0] && marker.length >= opening.length && rest.trim() === "";
 }

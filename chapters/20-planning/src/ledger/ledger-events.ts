@@ -104,6 +104,9 @@ export const CommandEvent = z.object({
     }),
   ),
   skipped: z.number().int().nonnegative(),
+  // What the snapshots could not see or record (files past the caps, a walk that stopped), as
+  // the model read it. Absent when there was nothing to say (and in older ledgers).
+  notices: z.array(z.string()).optional(),
 });
 
 export const PlanStatus = z.enum(["pending", "in_progress", "done", "blocked"]);

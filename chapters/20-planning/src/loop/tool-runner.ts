@@ -1,3 +1,4 @@
+import { redactSecrets } from "../commands/redact-secrets.ts";
 import type { RunLedger } from "../ledger/run-ledger.ts";
 import type { NoteStore } from "../notes/note-store.ts";
 import type { AnyTool } from "../tools/define-tool.ts";
@@ -8,6 +9,8 @@ export interface ToolRunnerOptions {
   cwd: string;
   ledger: RunLedger;
   notes: NoteStore;
+  /** The API key: taken out of every result, as out of a command's output (redact-secrets.ts). */
+  secrets: readonly string[];
 }
 
 /**
@@ -40,6 +43,7 @@ export function createToolRunner(options: ToolRunnerOptions) {
       outcome: result.ok ? "ok" : "error",
       code: result.code,
     });
-    return result;
+    // read_file with AGENT_READ_SECRETS=1 can show a .env; no tool result carries the key on.
+    return { ...result, content: redactSecrets(result.content, options.secrets) };
   };
 }

@@ -229,12 +229,7 @@ interface AnchoredWindow {
   level: MatchLevel | undefined;
   notes: string[];
   /** Why the last anchor did not narrow the search, for pure additions that need it. */
-  problem?: AnchorProblem;
-}
-
-interface AnchorProblem {
-  kind: "missing" | "ambiguous";
-  anchor: string;
+  problem?: "missing" | "ambiguous";
 }
 
 /**
@@ -254,7 +249,7 @@ function narrowByAnchors(
     if (found === undefined) {
       const where = result.window.start > 0 ? ` after line ${result.window.start}` : "";
       result.notes.push(`anchor '@@ ${anchor}' was not found${where} and was ignored`);
-      result.problem = { kind: "missing", anchor };
+      result.problem = "missing";
       continue;
     }
     if (found.starts.length > 1) {
@@ -262,7 +257,7 @@ function narrowByAnchors(
       result.notes.push(
         `anchor '@@ ${anchor}' matched ${found.starts.length} lines (${lines}) and was ignored`,
       );
-      result.problem = { kind: "ambiguous", anchor };
+      result.problem = "ambiguous";
       continue;
     }
     const line = found.starts[0] ?? 0;
@@ -321,26 +316,17 @@ function ambiguous(
 function anchorPlacementError(
   context: HunkContext,
   notes: readonly string[],
-  problem: AnchorProblem,
+  problem: "missing" | "ambiguous",
 ): PatchError {
-  const message = withNotes(
-    `Hunk ${context.number} of ${context.path} only adds lines, and its anchor does not ` +
-      `say where.`,
-    notes,
-  );
-  if (problem.kind === "ambiguous") {
-    return new PatchError(
-      "ambiguous_context",
-      message,
-      `Use an '@@' anchor line that occurs once in the file, or add unchanged context lines ` +
-        `(' ') around the added lines.`,
-    );
-  }
+  const message = `Hunk ${context.number} of ${context.path} only adds lines, and its anchor does not say where.`;
+  const notUnique = problem === "ambiguous";
   return new PatchError(
-    "context_not_found",
-    message,
-    "Read the file again and copy the anchor line exactly, or add unchanged context lines " +
-      "(' ') around the added lines.",
+    notUnique ? "ambiguous_context" : "context_not_found",
+    withNotes(message, notes),
+    (notUnique
+      ? "Use an '@@' anchor line that occurs once in the file"
+      : "Read the file again and copy the anchor line exactly") +
+      ", or add unchanged context lines (' ') around the added lines.",
   );
 }
 

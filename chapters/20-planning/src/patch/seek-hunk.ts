@@ -322,6 +322,8 @@ export function ambiguityHint(lines: LineIndex, starts: readonly number[]): stri
   const candidates = starts.slice(0, MAX_LISTED);
   let current: (number | undefined)[] = candidates.map((start) => enclosingLine(lines, start));
   let shared: string | undefined;
+  const cannot = () =>
+    `${base}. The anchor '@@ ${shared}' cannot separate them: every place is inside such a line`;
   while (current.every((line) => line !== undefined)) {
     const enclosing = current as number[];
     const texts = enclosing.map((line) => lines.line(line).trim());
@@ -329,21 +331,13 @@ export function ambiguityHint(lines: LineIndex, starts: readonly number[]): stri
       const options = enclosing.map((line, i) => `'@@ ${texts[i]}' (line ${line + 1})`);
       const anchors = `use ${options.join(" or ")} as the anchor`;
       if (shared === undefined) return `${base}: ${anchors}.`;
-      return (
-        `${base}. The anchor '@@ ${shared}' cannot separate them: every place is inside such a ` +
-        `line. Instead ${anchors}` +
-        ` (you may keep '@@ ${shared}' as a second anchor after it).`
-      );
+      return `${cannot()}. Instead ${anchors} (you may keep '@@ ${shared}' as a second anchor after it).`;
     }
     if (new Set(texts).size !== 1) break;
     shared ??= texts[0];
     current = enclosing.map((line) => enclosingLine(lines, line));
   }
-  if (shared !== undefined) {
-    return (
-      `${base}. The anchor '@@ ${shared}' cannot separate them: every place is inside such a line, ` +
-      `so add context lines that differ between the places.`
-    );
-  }
+  if (shared !== undefined)
+    return `${cannot()}, so add context lines that differ between the places.`;
   return `${base}.`;
 }

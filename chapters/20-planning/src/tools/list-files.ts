@@ -3,7 +3,7 @@ import picomatch from "picomatch";
 import { z } from "zod";
 import { defineTool } from "./define-tool.ts";
 import { ToolError } from "./tool-error.ts";
-import { walkWorkspace } from "./walk-workspace.ts";
+import { describeSkipped, walkWorkspace } from "./walk-workspace.ts";
 import { resolveWorkspacePath } from "../fs/workspace-path.ts";
 
 export const LIST_LIMITS = { maxFiles: 200 };
@@ -24,16 +24,18 @@ export const listFilesTool = defineTool({
     const matches = fileMatcher(args.glob);
     const files: string[] = [];
     let hidden = 0;
-    for await (const file of walkWorkspace(context.cwd, folder, context.signal)) {
+    const skipped: string[] = [];
+    const onSkip = (_path: string, why: string) => skipped.push(why);
+    for await (const file of walkWorkspace(context.cwd, folder, context.signal, onSkip)) {
       if (!matches(file)) continue;
       if (files.length < LIST_LIMITS.maxFiles) files.push(file);
       else hidden++;
     }
     const scope = describeScope(folder, args.glob);
-    if (files.length === 0) return { ok: true, content: `No files found ${scope}.` };
     const lines = [`${files.length + hidden} file(s) ${scope}:`, ...files];
+    if (files.length === 0) lines.splice(0, 1, `No files found ${scope}.`);
     if (hidden > 0) lines.push(`... ${hidden} more files not shown; narrow with glob or path`);
-    return { ok: true, content: lines.join("\n") };
+    return { ok: true, content: [...lines, ...describeSkipped(skipped)].join("\n") };
   },
 });
 

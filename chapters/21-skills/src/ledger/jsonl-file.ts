@@ -1,29 +1,27 @@
-import { open, readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { syncFolder } from "../fs/atomic-write.ts";
+import { describeFileType, readRegularFile } from "../fs/read-regular-file.ts";
 
-// An append-only JSON Lines file. Every value is written as one line and
-// flushed to disk (fdatasync) before the append resolves, so a crash loses
-// at most the line being written. Appends are queued, so they land in the
-// order they were requested even when callers do not await each one.
+// An append-only JSON Lines file. Every value is one line, flushed to disk (fdatasync) before the
+// append resolves, so a crash loses at most the line being written. Appends are queued, so they
+// land in the order they were requested even when callers do not await each one.
 export class JsonlAppender {
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
 
   private constructor(private readonly handle: FileHandle) {}
 
-  // Creates the file; refuses to append to an existing one, because two
-  // writers on one ledger would interleave their histories.
+  // Creates the file, never an existing one: two writers on one ledger would interleave histories.
   static async create(path: string): Promise<JsonlAppender> {
-    const handle = await open(path, "wx");
+    const handle = await open(path, "ax");
     // Makes the new directory entry itself durable, not only the file's bytes.
     await syncFolder(dirname(path));
     return new JsonlAppender(handle);
   }
 
-  // Reopens a file written earlier. `validLength` comes from readJsonl: bytes
-  // past it are a torn line from a crash, cut off so the next line starts clean.
+  // Reopens a file written earlier, cut at readJsonl's `validLength`: a torn line is dropped.
   static async reopen(path: string, validLength: number): Promise<JsonlAppender> {
     const handle = await open(path, "r+");
     try {
@@ -44,11 +42,15 @@ export class JsonlAppender {
       return Promise.reject(new Error("JSONL file is closed; no more events can be appended."));
     const line = JSON.stringify(value) + "\n";
     const write = this.queue.then(async () => {
-      await this.handle.appendFile(line, "utf8");
+      // A full disk can take half a line: cut it off, or the next line would be glued to it.
+      const { size } = await this.handle.stat();
+      await this.handle.appendFile(line, "utf8").catch(async (error: unknown) => {
+        await this.handle.truncate(size);
+        throw error;
+      });
       await this.handle.datasync();
     });
-    // A failed write must not block later ones forever; the caller of the
-    // failed append still sees its rejection.
+    // A failed write must not block later ones; its caller still sees the rejection.
     this.queue = write.catch(() => undefined);
     return write;
   }
@@ -69,11 +71,12 @@ export interface JsonlContents {
   validLength: number;
 }
 
-// Reads every line. An unparsable LAST line without a newline is what a crash
-// mid-append leaves behind: it is dropped and reported. Anything else that
-// does not parse is corruption and an error.
+// Reads every line. An unparsable last line without a newline is a crash mid-append: dropped and
+// reported. Other bad lines are corruption, an error; so is a folder or a FIFO (readFile hangs).
 export async function readJsonl(path: string): Promise<JsonlContents> {
-  const text = await readFile(path, "utf8");
+  const { stats, bytes } = await readRegularFile(path);
+  if (!bytes) throw new Error(`${path} is ${describeFileType(stats)}. Move it aside to continue.`);
+  const text = bytes.toString("utf8");
   const lines = text.split("\n");
   const last = lines.pop() ?? ""; // "" when the file ends with a newline
   const values = lines.map((line, index) => parseLine(line, path, index + 1));

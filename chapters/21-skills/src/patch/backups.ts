@@ -56,12 +56,22 @@ export interface BackupRecord {
   backup: string | null;
   /** Hash after the patch; null when the patch deleted the file. */
   sha256: string | null;
+  /** The file's permission bits before (chapter 19's commands record them): a deleted file's mode. */
+  mode?: number;
 }
 
 export interface BackupManifest {
   runId: string;
   /** One entry per group of files written together (a whole patch with --atomic). */
-  patches: { appliedAt: string; files: BackupRecord[] }[];
+  patches: ManifestGroup[];
+}
+
+// A command's backups go in before it runs, `unfinished`, for undo after a kill -9 mid-command;
+// once the command is recorded, its real group replaces that one.
+export interface ManifestGroup {
+  appliedAt: string;
+  files: BackupRecord[];
+  unfinished?: string;
 }
 
 export const MANIFEST_NAME = "manifest.json";
@@ -108,6 +118,7 @@ export async function recordInManifest(
   backupDir: string,
   runId: string,
   files: BackupRecord[],
+  group: { unfinished?: string; replaces?: string } = {},
 ): Promise<void> {
   const manifestPath = path.join(backupDir, MANIFEST_NAME);
   // Two patches of one run may finish at once: serialise the read-modify-write.
@@ -118,7 +129,13 @@ export async function recordInManifest(
     for (const run of await readdir(runs).catch(() => []))
       await sweepStaleTemps(path.join(runs, run));
     const manifest = await readManifest(manifestPath, runId);
-    manifest.patches.push({ appliedAt: new Date().toISOString(), files });
+    manifest.patches = manifest.patches.filter(
+      (old) => !group.replaces || old.unfinished !== group.replaces,
+    );
+    const { unfinished } = group;
+    if (files.length > 0 || unfinished) {
+      manifest.patches.push({ appliedAt: new Date().toISOString(), files, unfinished });
+    }
     // Replaced, never rewritten in place: a crash mid-write must not leave an empty manifest.
     const text = JSON.stringify(manifest, null, 2) + "\n";
     await commitWrite(await stageWrite(manifestPath, Buffer.from(text), undefined));

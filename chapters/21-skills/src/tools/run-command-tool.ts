@@ -43,7 +43,7 @@ export function runCommandTool(settings: CommandSettings): AnyTool {
           "This is a bug in the harness.",
         );
       }
-      const { outcome, changes, skipped } = await trackCommand(
+      const { outcome, changes, notices } = await trackCommand(
         context.ledger,
         context.cwd,
         command,
@@ -54,6 +54,7 @@ export function runCommandTool(settings: CommandSettings): AnyTool {
             timeoutMs: settings.timeoutMs,
             signal: context.signal,
             env: childEnv(process.env, settings.secrets),
+            secrets: settings.secrets,
             sandbox: settings.sandbox,
           }),
         settings.sandbox?.name ?? "none",
@@ -61,7 +62,7 @@ export function runCommandTool(settings: CommandSettings): AnyTool {
       return {
         ok: outcome.exitCode === 0,
         code: resultCode(outcome),
-        content: describeOutcome(command, outcome, changes, skipped),
+        content: describeOutcome(command, outcome, changes, notices),
       };
     },
   });
@@ -88,12 +89,15 @@ async function mayRun(
   if (decision !== "approved") throw commandRefusal(command, settings.policy, decision);
 }
 
-/** What the model reads: how it ended, what it printed, and what it changed on disk. */
+/** A command's result names at most this many changed files. */
+export const MAX_LISTED_CHANGES = 50;
+
+/** What the model reads: how it ended, what it printed, what it changed on disk, what was unseen. */
 export function describeOutcome(
   command: string,
   outcome: CommandOutcome,
   changes: readonly FileChange[],
-  skipped: number,
+  notices: readonly string[] = [],
 ): string {
   const seconds = `${(outcome.durationMs / 1000).toFixed(1)} s`;
   const ended = outcome.timedOut
@@ -103,16 +107,19 @@ export function describeOutcome(
       : outcome.exitCode === null
         ? `was killed by ${outcome.signal ?? "a signal"} after ${seconds}`
         : `exit ${outcome.exitCode} after ${seconds}`;
+  // A command that creates 5,000 files must not fill the context: the first ones are named.
+  const listed = changes.slice(0, MAX_LISTED_CHANGES);
+  const more = changes.length - listed.length;
   const changed =
     changes.length === 0
       ? "none"
-      : changes.map((change) => `${CHANGE_LETTER[change.status]} ${change.path}`).join(", ");
-  const unseen =
-    skipped === 0 ? "" : ` (${skipped} files not checked: past the caps, or unreadable)`;
+      : listed.map((change) => `${CHANGE_LETTER[change.status]} ${change.path}`).join(", ") +
+        (more > 0 ? ` … and ${more} more (the run's ledger has them all)` : "");
   // The ending first: the terminal shows a failed call's first line.
   return [
     `${ended}: ${command}`,
     outcome.output.trimEnd(),
-    `files changed by this command: ${changed}${unseen}`,
+    `files changed by this command: ${changed}`,
+    ...notices.map((notice) => `Note: ${notice}`),
   ].join("\n");
 }

@@ -4,6 +4,7 @@
  * the next commit carries. So nothing is inherited by default: a short allow-list of what
  * programs need to run is passed through, and even those are dropped if they look like a secret.
  */
+import { MIN_SECRET_LENGTH } from "./redact-secrets.ts";
 
 /** Passed through when set; everything else in the agent's environment stays behind. */
 export const ENV_ALLOW_LIST: readonly string[] = [
@@ -34,12 +35,6 @@ const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH|OPENAI_|AGENT_/i;
 
 /** Values shaped like well-known keys: OpenAI-style, GitHub and AWS access keys. */
 const KEY_SHAPED = [/sk-[A-Za-z0-9_-]{16,}/, /gh[pousr]_[A-Za-z0-9]{20,}/, /AKIA[0-9A-Z]{16}/];
-
-/**
- * Local model servers take placeholder keys ("ollama", "EMPTY"); looking for those inside PATH
- * or HOME would drop innocent values, and they protect nothing. Real keys are far longer.
- */
-const MIN_SECRET_LENGTH = 8;
 
 export function childEnv(parent: NodeJS.ProcessEnv, secrets: readonly string[]): NodeJS.ProcessEnv {
   const known = secrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH);

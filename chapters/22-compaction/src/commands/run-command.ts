@@ -7,6 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import { OutputCap } from "./output-cap.ts";
+import { redactSecrets } from "./redact-secrets.ts";
 import type { Sandbox } from "./sandbox.ts";
 
 export interface CommandRun {
@@ -19,6 +20,8 @@ export interface CommandRun {
   signal: AbortSignal;
   /** Already scrubbed by childEnv. */
   env: NodeJS.ProcessEnv;
+  /** Taken out of the output: the API key, should the command print it (`cat .env`). */
+  secrets?: readonly string[];
   /** Where the command runs confined; without one it runs as the user, unconfined. */
   sandbox?: Sandbox;
   /** Default 16,000: about 4,000 tokens, a test failure's worth. */
@@ -116,7 +119,9 @@ export async function runCommand(run: CommandRun): Promise<CommandOutcome> {
       settled();
       timers.forEach(clearTimeout);
       const durationMs = Math.round(performance.now() - started);
-      resolve({ exitCode, signal, timedOut, aborted, durationMs, output: output.text() });
+      // Here, before the ledger, the model or the terminal gets the output.
+      const text = redactSecrets(output.text(), run.secrets ?? []);
+      resolve({ exitCode, signal, timedOut, aborted, durationMs, output: text });
     });
   });
 }

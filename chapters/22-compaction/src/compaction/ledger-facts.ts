@@ -9,6 +9,10 @@ import { MAX_PLAN_STEPS } from "../plan/plan.ts";
  */
 export const MAX_FACT_LINES = MAX_PLAN_STEPS;
 export const MAX_COMMAND_CHANGES = 5;
+/** Lengths at most: a 100 KB command (or task, or path) must not become a 100 KB fact. */
+export const MAX_COMMAND_CHARS = 200;
+export const MAX_FACT_LINE_CHARS = 300;
+export const MAX_TASK_CHARS = 2_000;
 
 /**
  * What the run did, as the ledger recorded it: the task, the files read and written, the
@@ -20,7 +24,7 @@ export const MAX_COMMAND_CHANGES = 5;
 export function ledgerFacts(events: readonly LedgerEvent[]): string {
   const task = events.find((event) => event.type === "run_start")?.task ?? "(unknown)";
   return [
-    `Task: ${task}`,
+    `Task: ${clip(task, MAX_TASK_CHARS)}`,
     ...section("Files read (sha256 of the bytes read)", readLines(events)),
     ...section("Files written", writeLines(events)),
     ...section("Commands run", commandsOf(events).map(commandLine)),
@@ -39,7 +43,13 @@ function section(title: string, lines: string[]): string[] {
   if (lines.length === 0) return [];
   const earlier = lines.length - MAX_FACT_LINES;
   const kept = earlier > 0 ? [`… and ${earlier} earlier`, ...lines.slice(earlier)] : lines;
-  return [`${title}:`, ...kept.map((line) => `- ${line}`)];
+  return [`${title}:`, ...kept.map((line) => `- ${clip(line, MAX_FACT_LINE_CHARS)}`)];
+}
+
+/** `text` cut to `max` characters, saying how much was cut (the ledger keeps it whole). */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
 // The last read of each file; a later read replaces an earlier one.
@@ -78,7 +88,7 @@ function commandLine(command: CommandEvent): string {
   const changes = command.changes.map((change) => `${change.status} ${change.path}`);
   const more = changes.length - MAX_COMMAND_CHANGES;
   if (more > 0) changes.splice(MAX_COMMAND_CHANGES, more, `${more} more`);
-  return `\`${command.command}\` → ${ending(command)}${changes.length === 0 ? "" : ` (${changes.join(", ")})`}`;
+  return `\`${clip(command.command, MAX_COMMAND_CHARS)}\` → ${ending(command)}${changes.length === 0 ? "" : ` (${changes.join(", ")})`}`;
 }
 
 function ending(command: CommandEvent): string {
@@ -103,7 +113,7 @@ function failureLines(events: readonly LedgerEvent[]): string[] {
     if (event.type === "command") {
       const key = `command ${event.command}`;
       if (event.exit_code === 0 && !event.timed_out) open.delete(key);
-      else open.set(key, `\`${event.command}\` → ${ending(event)}`);
+      else open.set(key, `\`${clip(event.command, MAX_COMMAND_CHARS)}\` → ${ending(event)}`);
     }
     if (event.type === "tool_call" && event.tool !== "run_command") {
       const key = `tool ${event.tool}`;

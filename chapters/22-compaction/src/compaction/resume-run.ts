@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import { sha256 } from "../fs/file-hash.ts";
-import { isRunning } from "../fs/process-alive.ts";
+import { isRunning, processStartTime } from "../fs/process-alive.ts";
 import { describeFileType, readRegularFile } from "../fs/read-regular-file.ts";
-import type { LedgerEvent, PlanEvent } from "../ledger/ledger-events.ts";
+import type { LedgerEvent, PlanEvent, RunStartEvent } from "../ledger/ledger-events.ts";
 import { listRuns, RunLedger, RUNS_DIR } from "../ledger/run-ledger.ts";
 import { openSteps, type PlanStep } from "../plan/plan.ts";
-import { ledgerFacts } from "./ledger-facts.ts";
+import { ledgerFacts, MAX_FACT_LINES } from "./ledger-facts.ts";
 
 // Resume starts a new run from an old run's ledger, not from its conversation (which was never
 // saved): the facts, what changed on disk since, and where the plan stands. The new run has its
@@ -27,7 +27,9 @@ export interface Resumption {
 
 /** Checks that `runId` (default: the latest run) can be resumed and builds the new run's start. */
 export async function prepareResume(cwd: string, runId?: string): Promise<Resumption> {
-  const runs = await listRuns(cwd);
+  // A damaged ledger is left out and named: it must not keep every other run from resuming.
+  const damaged: string[] = [];
+  const runs = await listRuns(cwd, damaged);
   const id = runId ?? runs.at(-1)?.runId;
   if (id === undefined || !runs.some((run) => run.runId === id)) {
     const recent = runs.slice(-5).reverse();
@@ -37,6 +39,7 @@ export async function prepareResume(cwd: string, runId?: string): Promise<Resump
           ? `Nothing to resume: no run is recorded in ${join(cwd, RUNS_DIR)}.`
           : `No run "${id}" in ${join(cwd, RUNS_DIR)}. ${recent.length > 0 ? "Recent runs:" : "It holds no runs."}`,
         ...recent.map((run) => `- ${run.runId} (${run.endReason ?? "no end"}): ${run.task}`),
+        ...damaged,
       ].join("\n"),
     );
   }
@@ -46,10 +49,9 @@ export async function prepareResume(cwd: string, runId?: string): Promise<Resump
       `Run ${id} was undone: its changes are gone, so there is nothing to continue. Start a new task instead.`,
     );
   }
-  const pid = ledger.start.pid;
-  if (!ledger.end && pid !== undefined && pid !== process.pid && isRunning(pid)) {
+  if (!ledger.end && stillRunning(ledger.start)) {
     throw new ResumeRefusedError(
-      `Run ${id} is still running (process ${pid}). Wait for it to end, or stop it with Ctrl-C, then resume it.`,
+      `Run ${id} is still running (process ${ledger.start.pid}). Wait for it to end, or stop it with Ctrl-C, then resume it.`,
     );
   }
   const events = await eventsWithEarlierRuns(cwd, ledger);
@@ -66,6 +68,17 @@ export async function prepareResume(cwd: string, runId?: string): Promise<Resump
     ].join("\n"),
     plan,
   };
+}
+
+/**
+ * Whether the run's process still runs. Its id alone is not enough: after a crash the id may be
+ * reused, and the run would look alive forever. So the start time must match too, when the run
+ * recorded one (older ledgers did not: for them the id decides, as before).
+ */
+function stillRunning(start: RunStartEvent): boolean {
+  const { pid, pid_start } = start;
+  if (pid === undefined || pid === process.pid || !isRunning(pid)) return false;
+  return pid_start === undefined || processStartTime(pid) === pid_start;
 }
 
 /** A resumed run's facts begin in the run it resumed: the events of the chain, oldest first. */
@@ -131,9 +144,12 @@ async function sinceRun(absolute: string, hash: string | null): Promise<string |
 
 function diskLines(changes: DiskChange[]): string[] {
   if (changes.length === 0) return ["Files changed on disk since the run last saw them: none."];
+  // Bounded like the facts: 5,000 files touched since must not make the message unsendable.
+  const more = changes.length - MAX_FACT_LINES;
   return [
     "Files changed on disk since the run last saw them:",
-    ...changes.map((change) => `- ${change.path}: ${change.status}`),
+    ...changes.slice(0, MAX_FACT_LINES).map((change) => `- ${change.path}: ${change.status}`),
+    ...(more > 0 ? [`… and ${more} more`] : []),
   ];
 }
 

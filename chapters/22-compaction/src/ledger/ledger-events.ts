@@ -17,6 +17,8 @@ export const RunStartEvent = z.object({
   cwd: z.string(),
   // The process that runs it: a run without run_end whose process is alive is still running.
   pid: z.number().int().optional(),
+  // When that process started (processStartTime): a crashed run's pid, reused, is not it.
+  pid_start: z.number().int().optional(),
   // The run this one continues (`resume`), whose ledger holds the earlier facts.
   resumes: z.string().optional(),
 });
@@ -108,6 +110,9 @@ export const CommandEvent = z.object({
     }),
   ),
   skipped: z.number().int().nonnegative(),
+  // What the snapshots could not see or record (files past the caps, a walk that stopped), as
+  // the model read it. Absent when there was nothing to say (and in older ledgers).
+  notices: z.array(z.string()).optional(),
 });
 
 export const PlanStatus = z.enum(["pending", "in_progress", "done", "blocked"]);

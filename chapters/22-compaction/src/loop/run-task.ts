@@ -57,6 +57,7 @@ export async function runTask(options: TaskOptions): Promise<TaskRun> {
   const notes = new NoteStore(workspace);
   const before = new Set((await notes.list()).map((note) => note.id));
   const tools = (options.tools ?? agentTools)(options.approver, options.commands, options.skills);
+  const secrets = options.commands?.secrets ?? []; // the API key, kept out of every result
   let outcome: LoopOutcome | undefined;
   try {
     outcome = await runAgentLoop({
@@ -69,7 +70,7 @@ export async function runTask(options: TaskOptions): Promise<TaskRun> {
         content: options.resume?.message ?? task,
       }),
       tools,
-      runCall: createToolRunner({ tools, cwd: workspace, ledger, notes }),
+      runCall: createToolRunner({ tools, cwd: workspace, ledger, notes, secrets }),
       ledger,
       compactFrom: ledger,
       budgets: new BudgetTracker(options.budgets),
