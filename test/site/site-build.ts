@@ -5,7 +5,15 @@
 // built again. A fresh clone, CI included, always builds.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join, relative, sep } from "node:path";
 import { promisify } from "node:util";
 import { DOCS_DIR, ROOT } from "./site-pages.ts";
@@ -42,14 +50,41 @@ export function siteInputsHash(root = ROOT): string {
   return hash.digest("hex");
 }
 
+// Several test files need the built site (browser.test.ts, reader-aids.test.ts,
+// code-archive.test.ts) and run in parallel workers: one builds while the others wait, since two
+// builds into one dist/ would break each other. The lock is a folder (mkdir is atomic); one older
+// than a build can take is left over from a killed run and is taken over.
+const LOCK = join(DOCS_DIR, ".vitepress", ".site-build.lock");
+const STALE_LOCK_MS = 20 * 60_000;
+
+async function withBuildLock<T>(work: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch {
+      const age = Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
 /** Builds the site unless the last successful build read exactly these inputs. */
 export async function ensureSiteBuilt(): Promise<"built" | "up to date"> {
-  const inputs = siteInputsHash();
-  if (existsSync(STAMP) && readFileSync(STAMP, "utf8") === inputs) return "up to date";
-  await promisify(execFile)("pnpm", ["docs:build"], {
-    cwd: ROOT,
-    maxBuffer: 16 * 1024 * 1024,
+  return withBuildLock(async () => {
+    const inputs = siteInputsHash();
+    if (existsSync(STAMP) && readFileSync(STAMP, "utf8") === inputs) return "up to date";
+    await promisify(execFile)("pnpm", ["docs:build"], {
+      cwd: ROOT,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    writeFileSync(STAMP, inputs);
+    return "built";
   });
-  writeFileSync(STAMP, inputs);
-  return "built";
 }
