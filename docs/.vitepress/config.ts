@@ -52,8 +52,11 @@ export default defineConfig({
   // The code, from the site: the repository as an archive, and each chapter's files as fragments
   // for its file browser (/code/NN-slug).
   async buildEnd(siteConfig) {
-    writeCodeArchives(siteConfig.outDir);
-    await writeCodeFragments(siteConfig);
+    const started = performance.now();
+    const archives = writeCodeArchives(siteConfig.outDir).length;
+    const fragments = await writeCodeFragments(siteConfig);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    console.log(`  ${archives} code archives and ${fragments} highlighted files in ${seconds} s`);
   },
   // A chapter page carries its whole diff, so its chunk is large by design; no warning for that.
   vite: {
