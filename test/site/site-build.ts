@@ -52,19 +52,40 @@ export function siteInputsHash(root = ROOT): string {
 
 // Several test files need the built site (browser.test.ts, reader-aids.test.ts,
 // code-archive.test.ts) and run in parallel workers: one builds while the others wait, since two
-// builds into one dist/ would break each other. The lock is a folder (mkdir is atomic); one older
-// than a build can take is left over from a killed run and is taken over.
+// builds into one dist/ would break each other. The lock is a folder (mkdir is atomic) holding the
+// builder's pid: a lock whose process is gone (a run that was killed) is taken over at once, and
+// one older than any build, in case the pid was reused.
 const LOCK = join(DOCS_DIR, ".vitepress", ".site-build.lock");
 const STALE_LOCK_MS = 20 * 60_000;
+
+function lockIsStale(): boolean {
+  const age = Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+  if (age > STALE_LOCK_MS) return true;
+  const pidFile = join(LOCK, "pid");
+  const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : 0;
+  if (!Number.isInteger(pid) || pid <= 0) return age > 5_000; // still being written
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
 
 async function withBuildLock<T>(work: () => Promise<T>): Promise<T> {
   for (;;) {
     try {
       mkdirSync(LOCK);
+      writeFileSync(join(LOCK, "pid"), String(process.pid));
       break;
     } catch {
-      const age = Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true });
+      let stale = false;
+      try {
+        stale = lockIsStale();
+      } catch {
+        // The lock went away while we looked: try again.
+      }
+      if (stale) rmSync(LOCK, { recursive: true, force: true });
       else await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   }
