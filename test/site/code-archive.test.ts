@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { archiveFormats, inGitCheckout } from "../../docs/.vitepress/code-archive.ts";
-import { DIST_DIR, ensureSiteBuilt } from "./site-build.ts";
+import { DIST_DIR, ensureSiteBuilt, SITE_BUILD_TIMEOUT_MS } from "./site-build.ts";
 import { ROOT } from "./site-pages.ts";
 
 const TAR = join(DIST_DIR, "build-a-coding-agent.tar.gz");
@@ -18,7 +18,7 @@ beforeAll(async () => {
   await ensureSiteBuilt();
   unpacked = mkdtempSync(join(tmpdir(), "code-archive-"));
   execFileSync("tar", ["-xzf", TAR, "-C", unpacked]);
-}, 900_000);
+}, SITE_BUILD_TIMEOUT_MS);
 
 afterAll(() => {
   if (unpacked) rmSync(unpacked, { recursive: true, force: true });

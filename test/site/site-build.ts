@@ -56,6 +56,11 @@ export function siteInputsHash(root = ROOT): string {
 // builder's pid: a lock whose process is gone (a run that was killed) is taken over at once, and
 // one older than any build, in case the pid was reused.
 const LOCK = join(DOCS_DIR, ".vitepress", ".site-build.lock");
+/**
+ * How long a test file's beforeAll may wait for the built site: a build, 1 to 8 minutes on a
+ * loaded two-core machine, plus waiting for another file's build to finish.
+ */
+export const SITE_BUILD_TIMEOUT_MS = 20 * 60_000;
 const STALE_LOCK_MS = 20 * 60_000;
 
 function lockIsStale(): boolean {
