@@ -74,6 +74,7 @@ export const DEMOS: Record<string, Demo> = {
   "20-planning": {},
   "21-skills": {},
   "22-compaction": {},
+  "23-repository-trust": {},
 };
 
 // The variables that would make a chapter talk to a real model: a capture always runs offline.
@@ -179,7 +180,7 @@ export function normaliseOutput(text: string): string {
       .replace(/(_tokens":|"tokens_\w+":)\d+/g, "$1<n>")
       .replace(/("duration_ms":)\d+/g, "$1<n>")
       // The process of a run (chapter 22's run_start records it, to tell a running run from a crashed one).
-      .replace(/("pid":)\d+/g, "$1<pid>")
+      .replace(/("pid(?:_start)?":)\d+/g, "$1<pid>")
       // Chapter 18 on a machine where bubblewrap does not work: the same run, plus two lines
       // saying the commands ran unconfined.
       .replace(/^.*no sandbox: bwrap.*\n/gm, "")

@@ -8,6 +8,7 @@ import { openEndpoint } from "./model/model-endpoint.ts";
 import { describeModelError, isAbort } from "./model/model-errors.ts";
 import type { ChatResult } from "./model/stream-assembler.ts";
 import { streamWithRetry } from "./model/stream-with-retry.ts";
+import { visible } from "./terminal/visible-text.ts";
 
 const USAGE =
   'usage: pnpm chapter 1 -- "your question"   (or pipe it: echo "your question" | pnpm chapter 1)';
@@ -21,7 +22,7 @@ export async function main(args: string[]): Promise<number> {
   }
   const config = await loadConfig();
   if (config.kind === "invalid") {
-    printError(config.message);
+    printError(visible(config.message)); // it may quote a value from .env
     return 1;
   }
   if (config.kind === "offline") process.stderr.write(color.dim(config.notice) + "\n");
@@ -40,7 +41,7 @@ export async function main(args: string[]): Promise<number> {
       signal: controller.signal,
       onText: (text) => {
         shownText = true;
-        process.stdout.write(text);
+        process.stdout.write(visible(text, { lines: true }));
       },
       onRetry: ({ attempt, delayMs }) =>
         process.stderr.write(
@@ -58,7 +59,8 @@ export async function main(args: string[]): Promise<number> {
       process.stderr.write("aborted\n");
       return 130;
     }
-    printError(describeModelError(error, endpoint));
+    // A server's error message is its text, not ours: written out like the answer.
+    printError(visible(describeModelError(error, endpoint), { lines: true }));
     return 1;
   } finally {
     process.off("SIGINT", onSigint);

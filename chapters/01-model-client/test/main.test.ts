@@ -59,6 +59,14 @@ describe("chapter 01 main", () => {
     expect(notes).toHaveLength(2);
   });
 
+  it("writes out the escape codes in the model's answer instead of obeying them", async () => {
+    // The offline model echoes the question: an answer that would hide the rest of the screen.
+    const result = await runMain(["hide\x1b[8m this\x1b]0;title\x07"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('You asked: "hide\\x1b[8m this\\x1b]0;title\\x07"');
+    expect(result.stdout).not.toContain("\x1b");
+  });
+
   it("reads the question from piped stdin", async () => {
     const result = await runMain([], { input: "Why is the sky blue?\n" });
     expect(result.code).toBe(0);

@@ -9,12 +9,13 @@ import { CHAT_HELP, runChat } from "./context/chat.ts";
 import { loadConfig } from "./model/config.ts";
 import { createModelClient } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";
+import { visible } from "./terminal/visible-text.ts";
 
 /** Runs the program; returns the exit code. */
 export async function main(args: string[]): Promise<number> {
   const config = await loadConfig();
   if (config.kind === "invalid") {
-    printError(config.message);
+    printError(visible(config.message)); // it may quote a value from .env
     return 1;
   }
   const note = (line: string) => process.stderr.write(color.dim(line) + "\n");

@@ -14,6 +14,7 @@ import { CHAT_HELP, runChat } from "./context/chat.ts";
 import { loadConfig } from "./model/config.ts";
 import { createModelClient } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";
+import { visible } from "./terminal/visible-text.ts";
 import { workspaceTools } from "./tools/workspace-tools.ts";
 
 const USAGE = 'usage: pnpm chapter 3 -- "question about the repository" [--repo PATH]';
@@ -38,7 +39,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const config = await loadConfig();
   if (config.kind === "invalid") {
-    printError(config.message);
+    printError(visible(config.message)); // it may quote a value from .env
     return 1;
   }
   const note = (line: string) => process.stderr.write(color.dim(line) + "\n");

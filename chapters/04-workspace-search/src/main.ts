@@ -12,6 +12,7 @@ import { ContextBudgetError } from "./context/context-budget.ts";
 import { addMessages, startConversation } from "./context/conversation.ts";
 import { createModelClient } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";
+import { visible } from "./terminal/visible-text.ts";
 import { describeModelError, isAbort } from "./model/model-errors.ts";
 import { toolCallLine } from "./tools/tool-call-line.ts";
 import { answerWithTools, DEFAULT_MAX_ROUNDS } from "./tools/tool-round-trip.ts";
@@ -40,7 +41,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const config = await loadConfig();
   if (config.kind === "invalid") {
-    printError(config.message);
+    printError(visible(config.message)); // it may quote a value from .env
     return 1;
   }
   if (config.kind === "offline") process.stderr.write(color.dim(config.notice) + "\n");
@@ -73,7 +74,7 @@ export async function main(argv: string[]): Promise<number> {
       contextTokens: config.contextTokens,
       maxRetries: endpoint.maxRetries,
       onText: (text) => {
-        process.stdout.write(text);
+        process.stdout.write(visible(text, { lines: true }));
         lineOpen = !text.endsWith("\n");
       },
       onToolCall: (call, outcome) => {
@@ -82,7 +83,7 @@ export async function main(argv: string[]): Promise<number> {
       },
       onNotice: (line) => {
         endLine();
-        process.stderr.write(color.dim(line) + "\n");
+        process.stderr.write(color.dim(visible(line, { lines: true })) + "\n");
       },
     });
     endLine();
@@ -107,7 +108,7 @@ export async function main(argv: string[]): Promise<number> {
       printError(error.message);
       return 1;
     }
-    printError(describeModelError(error, endpoint));
+    printError(visible(describeModelError(error, endpoint), { lines: true }));
     return 1;
   } finally {
     process.off("SIGINT", onSigint);

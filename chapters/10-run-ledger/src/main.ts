@@ -12,6 +12,7 @@ import { ContextBudgetError } from "./context/context-budget.ts";
 import { addMessages, startConversation } from "./context/conversation.ts";
 import { createModelClient } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";
+import { visible } from "./terminal/visible-text.ts";
 import { describeModelError, isAbort } from "./model/model-errors.ts";
 import { RunLedger } from "./ledger/run-ledger.ts";
 import { collectRunChanges, formatRunChange } from "./patch/run-changes.ts";
@@ -45,7 +46,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const config = await loadConfig();
   if (config.kind === "invalid") {
-    printError(config.message);
+    printError(visible(config.message)); // it may quote a value from .env
     return 1;
   }
   if (config.kind === "offline") process.stderr.write(color.dim(config.notice) + "\n");
@@ -82,7 +83,7 @@ export async function main(argv: string[]): Promise<number> {
       contextTokens: config.contextTokens,
       maxRetries: endpoint.maxRetries,
       onText: (text) => {
-        process.stdout.write(text);
+        process.stdout.write(visible(text, { lines: true }));
         lineOpen = !text.endsWith("\n");
       },
       onToolCall: (call, outcome) => {
@@ -91,7 +92,7 @@ export async function main(argv: string[]): Promise<number> {
       },
       onNotice: (line) => {
         endLine();
-        process.stderr.write(color.dim(line) + "\n");
+        process.stderr.write(color.dim(visible(line, { lines: true })) + "\n");
       },
     });
     endLine();
@@ -122,7 +123,7 @@ export async function main(argv: string[]): Promise<number> {
       printError(error.message);
       return 1;
     }
-    printError(describeModelError(error, endpoint));
+    printError(visible(describeModelError(error, endpoint), { lines: true }));
     return 1;
   } finally {
     process.off("SIGINT", onSigint);
@@ -143,7 +144,7 @@ function describeToolCall(call: ToolCallRequest, outcome: ToolCallResult): strin
   // A patch answers with its summary line, applied or not; an error thrown before it does not.
   if (call.function.name !== "apply_patch" || !outcome.patch) return toolCallLine(call, outcome);
   const summary = outcome.content.split("\n")[0] ?? "";
-  return `${color.cyan("→ apply_patch")}  ${(outcome.ok ? color.green : color.red)(summary)}`;
+  return `${color.cyan("→ apply_patch")}  ${(outcome.ok ? color.green : color.red)(visible(summary))}`;
 }
 
 /** Every file the run changed, as a coloured diff with its new hash. */

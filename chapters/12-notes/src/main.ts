@@ -14,6 +14,7 @@ import { ContextBudgetError } from "./context/context-budget.ts";
 import { addMessages, startConversation } from "./context/conversation.ts";
 import { createModelClient } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";
+import { visible } from "./terminal/visible-text.ts";
 import { describeModelError, isAbort } from "./model/model-errors.ts";
 import { RunLedger } from "./ledger/run-ledger.ts";
 import { NoteStore } from "./notes/note-store.ts";
@@ -54,7 +55,7 @@ export async function main(argv: string[]): Promise<number> {
   if (args.kind === "undo") return undo(args.repo, args.runId);
   const config = await loadConfig();
   if (config.kind === "invalid") {
-    printError(config.message);
+    printError(visible(config.message)); // it may quote a value from .env
     return 1;
   }
   if (config.kind === "offline") process.stderr.write(color.dim(config.notice) + "\n");
@@ -96,7 +97,7 @@ export async function main(argv: string[]): Promise<number> {
       contextTokens: config.contextTokens,
       maxRetries: endpoint.maxRetries,
       onText: (text) => {
-        process.stdout.write(text);
+        process.stdout.write(visible(text, { lines: true }));
         lineOpen = !text.endsWith("\n");
       },
       onToolCall: (call, outcome) => {
@@ -105,7 +106,7 @@ export async function main(argv: string[]): Promise<number> {
       },
       onNotice: (line) => {
         endLine();
-        process.stderr.write(color.dim(line) + "\n");
+        process.stderr.write(color.dim(visible(line, { lines: true })) + "\n");
       },
     });
     endLine();
@@ -136,7 +137,7 @@ export async function main(argv: string[]): Promise<number> {
       printError(error.message);
       return 1;
     }
-    printError(describeModelError(error, endpoint));
+    printError(visible(describeModelError(error, endpoint), { lines: true }));
     return 1;
   } finally {
     process.off("SIGINT", onSigint);
@@ -156,14 +157,13 @@ function ledgerLine(ledger: RunLedger, workspace: string): string {
 }
 
 async function undo(repo: string | undefined, runId: string | undefined): Promise<number> {
-  // pnpm runs scripts from the repository root; INIT_CWD is where the user typed the command.
-  const workspace = repo ?? process.env.INIT_CWD ?? process.cwd();
+  const workspace = repo ?? process.env.INIT_CWD ?? process.cwd(); // where the user typed it (pnpm)
   try {
     process.stdout.write(describeUndo(await undoRun(workspace, runId)) + "\n");
     return 0;
   } catch (error) {
     if (!(error instanceof UndoRefusedError)) throw error;
-    printError(error.message);
+    printError(visible(error.message, { lines: true }));
     return 1;
   }
 }
@@ -173,7 +173,7 @@ function describeToolCall(call: ToolCallRequest, outcome: ToolCallResult): strin
   // A patch answers with its summary line, applied or not; an error thrown before it does not.
   if (call.function.name !== "apply_patch" || !outcome.patch) return toolCallLine(call, outcome);
   const summary = outcome.content.split("\n")[0] ?? "";
-  return `${color.cyan("→ apply_patch")}  ${(outcome.ok ? color.green : color.red)(summary)}`;
+  return `${color.cyan("→ apply_patch")}  ${(outcome.ok ? color.green : color.red)(visible(summary))}`;
 }
 
 /** Every file the run changed, as a coloured diff with its new hash. */

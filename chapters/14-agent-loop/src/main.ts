@@ -15,6 +15,7 @@ import { ContextBudgetError } from "./context/context-budget.ts";
 import { startConversation } from "./context/conversation.ts";
 import { createModelClient } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";
+import { visible } from "./terminal/visible-text.ts";
 import type { RunLedger } from "./ledger/run-ledger.ts";
 import { collectRunChanges, formatRunChange } from "./patch/run-changes.ts";
 import { runOneShot } from "./loop/one-shot.ts";
@@ -52,7 +53,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const config = await loadConfig();
   if (config.kind === "invalid") {
-    printError(config.message);
+    printError(visible(config.message)); // it may quote a value from .env
     return 1;
   }
   if (config.kind === "offline") process.stderr.write(color.dim(config.notice) + "\n");
@@ -104,14 +105,13 @@ function ledgerLine(ledger: RunLedger, workspace: string): string {
 }
 
 async function undo(repo: string | undefined, runId: string | undefined): Promise<number> {
-  // pnpm runs scripts from the repository root; INIT_CWD is where the user typed the command.
-  const workspace = repo ?? process.env.INIT_CWD ?? process.cwd();
+  const workspace = repo ?? process.env.INIT_CWD ?? process.cwd(); // where the user typed it (pnpm)
   try {
     process.stdout.write(describeUndo(await undoRun(workspace, runId)) + "\n");
     return 0;
   } catch (error) {
     if (!(error instanceof UndoRefusedError)) throw error;
-    printError(error.message);
+    printError(visible(error.message, { lines: true }));
     return 1;
   }
 }

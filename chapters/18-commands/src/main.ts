@@ -11,6 +11,7 @@ import { loadConfig } from "./model/config.ts";
 import { startConversation } from "./context/conversation.ts";
 import { createModelClient } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";
+import { visible } from "./terminal/visible-text.ts";
 import { parseCommandLine, USAGE, UsageError, type Command } from "./loop/cli-args.ts";
 import { CtrlC } from "./loop/ctrl-c.ts";
 import { runSession } from "./loop/interactive.ts";
@@ -57,7 +58,7 @@ export async function main(argv: string[]): Promise<number> {
 
   const config = await loadConfig();
   if (config.kind === "invalid") {
-    printError(config.message);
+    printError(visible(config.message)); // it may quote a value from .env
     return 1;
   }
   const ui = new TerminalUi();
@@ -143,7 +144,7 @@ async function undo(workspace: string, runId: string | undefined): Promise<numbe
     return 0;
   } catch (error) {
     if (!(error instanceof UndoRefusedError)) throw error;
-    printError(error.message);
+    printError(visible(error.message, { lines: true }));
     return 1;
   }
 }

@@ -127,7 +127,7 @@ describe("createCommandApprover", () => {
   it("writes out right-to-left overrides too", async () => {
     const { approver, asked } = person("n");
     await approver("node check.mjs \u202e#sj.kcehc", "/w", signal);
-    expect(asked).toEqual(["Run `node check.mjs \\x202e#sj.kcehc` in /w? [y/N] "]);
+    expect(asked).toEqual(["Run `node check.mjs \\u202e#sj.kcehc` in /w? [y/N] "]);
   });
 
   it("takes y or yes as a yes, and anything else as a no", async () => {

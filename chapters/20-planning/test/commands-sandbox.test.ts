@@ -11,7 +11,13 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { childEnv } from "../src/commands/child-env.ts";
 import { runCommand, type CommandOutcome } from "../src/commands/run-command.ts";
-import { bubblewrap, findSandbox, readOnlyPaths, type Sandbox } from "../src/commands/sandbox.ts";
+import {
+  bubblewrap,
+  bubblewrapHiding,
+  findSandbox,
+  readOnlyPaths,
+  type Sandbox,
+} from "../src/commands/sandbox.ts";
 import { livingProcesses, uniqueSleep } from "./commands-processes.ts";
 
 const SANDBOX = await findSandbox();
@@ -84,15 +90,17 @@ describe("bubblewrap's options", () => {
     expect(wrapped).toContain("--unshare-user --cap-drop ALL --");
   });
 
-  it("keep .git/ read-only, and the agent's .env when the workspace holds it", async () => {
-    const dotenv = join(workspace, "agent-repo", ".env");
-    expect(readOnlyPaths(workspace, dotenv)).toEqual([]);
+  it("keep .git/ read-only, and hide the agent's .env wherever it is", async () => {
+    expect(readOnlyPaths(workspace)).toEqual([]);
     await mkdir(join(workspace, ".git"));
-    await mkdir(join(workspace, "agent-repo"));
+    expect(readOnlyPaths(workspace)).toEqual([join(workspace, ".git")]);
+    const dotenv = join(workspace, "elsewhere.env");
+    expect(bubblewrapHiding(dotenv).wrap(["true"], workspace)).not.toContain(dotenv);
     await writeFile(dotenv, "OPENAI_API_KEY=sk-test\n");
-    expect(readOnlyPaths(workspace, dotenv)).toEqual([join(workspace, ".git"), dotenv]);
-    // Another folder's .env, or the workspace's own inside another repository: not the agent's.
-    expect(readOnlyPaths(join(workspace, "agent-repo"), join(workspace, ".env"))).toEqual([]);
+    const wrapped = bubblewrapHiding(dotenv).wrap(["true"], workspace).join(" ");
+    expect(wrapped).toContain(
+      `--bind ${workspace} ${workspace} --ro-bind ${workspace}/.git ${workspace}/.git --ro-bind /dev/null ${dotenv} --chdir`,
+    );
   });
 });
 
@@ -103,7 +111,11 @@ describe.skipIf(SANDBOX === undefined && !IN_CI).each(USERS)(
       if (nobody) await chown(workspace, NOBODY, NOBODY);
     });
 
-    function inSandbox(command: string, timeoutMs = 10_000): Promise<CommandOutcome> {
+    function inSandbox(
+      command: string,
+      timeoutMs = 10_000,
+      sandbox = SANDBOX,
+    ): Promise<CommandOutcome> {
       if (SANDBOX === undefined) throw new Error(`CI must run the sandbox tests: ${NO_SANDBOX}`);
       if (nobody && !HAS_SETPRIV) throw new Error(`CI must run the sandbox tests: ${NO_SETPRIV}`);
       return runCommand({
@@ -112,7 +124,7 @@ describe.skipIf(SANDBOX === undefined && !IN_CI).each(USERS)(
         timeoutMs,
         signal: new AbortController().signal,
         env: childEnv(process.env, []),
-        sandbox: nobody ? asNobody(SANDBOX) : SANDBOX,
+        sandbox: nobody ? asNobody(sandbox!) : sandbox,
       });
     }
 
@@ -122,6 +134,38 @@ describe.skipIf(SANDBOX === undefined && !IN_CI).each(USERS)(
       const connect = await inSandbox("exec 3<>/dev/tcp/1.1.1.1/53 && echo connected");
       expect(connect.exitCode).not.toBe(0);
       expect(connect.output).toContain("Network is unreachable");
+    });
+
+    it("reads nothing from the agent's .env, outside the workspace or inside it", async () => {
+      const outside = join(OUTSIDE, `.sandbox-env-${process.pid}`);
+      const inside = join(workspace, "agent-repo");
+      try {
+        for (const folder of [outside, inside]) {
+          await mkdir(folder, { mode: 0o755 });
+          const dotenv = join(folder, ".env");
+          await writeFile(dotenv, `OPENAI_API_KEY=${SECRET}\n`, { mode: 0o644 });
+          const hiding = bubblewrapHiding(dotenv);
+          const read = await inSandbox(
+            `cat '${dotenv}'; base64 '${dotenv}'; rev '${dotenv}'`,
+            10_000,
+            hiding,
+          );
+          // /dev/null, mounted without device access: reading it is refused.
+          expect(read.output).not.toContain(SECRET);
+          expect(read.output).not.toContain("OPENAI");
+          expect(read.output.match(/Permission denied/g)).toHaveLength(3);
+          // It is a mount: a command cannot replace it either.
+          const write = await inSandbox(
+            `echo OPENAI_BASE_URL=x > '${dotenv}'; rm -f '${dotenv}'`,
+            10_000,
+            hiding,
+          );
+          expect(write.exitCode).not.toBe(0);
+          expect(await readFile(dotenv, "utf8")).toBe(`OPENAI_API_KEY=${SECRET}\n`);
+        }
+      } finally {
+        await rm(outside, { recursive: true, force: true });
+      }
     });
 
     it("can write in the workspace, and nowhere else", async () => {
@@ -170,10 +214,10 @@ describe.skipIf(SANDBOX === undefined && !IN_CI).each(USERS)(
     it("cannot change .git/: its config names programs the next run's git would start", async () => {
       await mkdir(join(workspace, ".git"));
       await writeFile(join(workspace, ".git", "config"), "[core]\n");
-    // nobody's own .git: only the sandbox, not a permission, may stop the write.
-    for (const path of [".git", ".git/config"]) {
-      if (nobody) await chown(join(workspace, path), NOBODY, NOBODY);
-    }
+      // nobody's own .git: only the sandbox, not a permission, may stop the write.
+      for (const path of [".git", ".git/config"]) {
+        if (nobody) await chown(join(workspace, path), NOBODY, NOBODY);
+      }
       const outcome = await inSandbox(
         "echo '[core] fsmonitor = ./evil.sh' >> .git/config; mkdir .git/hooks; rm -rf .git",
       );

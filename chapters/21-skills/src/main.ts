@@ -12,18 +12,18 @@ import { loadConfig } from "./model/config.ts";
 import { startConversation } from "./context/conversation.ts";
 import { createModelClient } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";
+import { visible } from "./terminal/visible-text.ts";
 import { parseCommandLine, USAGE, UsageError, type Command } from "./loop/cli-args.ts";
 import { CtrlC } from "./loop/ctrl-c.ts";
 import { runSession } from "./loop/interactive.ts";
 import { runOfflineDemo } from "./loop/offline-demo.ts";
-import { runOneShot, terminalAsking } from "./loop/one-shot.ts";
+import { runOneShot } from "./loop/one-shot.ts";
 import { TerminalUi } from "./loop/terminal-ui.ts";
 import { agentTools } from "./loop/agent-tools.ts";
 import { printPrompt } from "./prompts/print-prompt.ts";
 import { buildSystemPrompt } from "./prompts/system-prompt.ts";
 import { describeUndo, undoRun, UndoRefusedError } from "./ledger/undo.ts";
 import { allowedInAgentsMd } from "./commands/command-policy.ts";
-import { trustedAgentsMdCommands } from "./commands/agents-md-trust.ts";
 import { findSandbox } from "./commands/sandbox.ts";
 import { readAgentsMd } from "./prompts/agents-md.ts";
 import { discoverSkills, type Skill } from "./skills/discover-skills.ts";
@@ -62,7 +62,7 @@ export async function main(argv: string[]): Promise<number> {
 
   const config = await loadConfig();
   if (config.kind === "invalid") {
-    printError(config.message);
+    printError(visible(config.message)); // it may quote a value from .env
     return 1;
   }
   const ui = new TerminalUi();
@@ -140,15 +140,7 @@ async function commandRules(
   secrets: string[],
   ui: TerminalUi,
 ): Promise<CommandRules> {
-  const lines = allowedInAgentsMd((await readAgentsMd(workspace))?.text ?? "");
-  // A command may have written AGENTS.md: only lines the user confirmed count. With --yes every
-  // command runs anyway, and under deny none does, so neither needs the question.
-  const fromAgentsMd =
-    command.yes || command.commands === "deny"
-      ? lines
-      : await trustedAgentsMdCommands(workspace, lines, terminalAsking(false, ui), (line) =>
-          ui.notice(line),
-        );
+  const fromAgentsMd = allowedInAgentsMd((await readAgentsMd(workspace))?.text ?? "");
   const allowed = [...command.allowCommands, ...fromAgentsMd];
   if (command.commands !== "deny" && allowed.length > 0) {
     ui.notice(`commands run without asking: ${allowed.map((c) => `\`${c}\``).join(", ")}`);
@@ -174,7 +166,7 @@ async function undo(workspace: string, runId: string | undefined): Promise<numbe
     return 0;
   } catch (error) {
     if (!(error instanceof UndoRefusedError)) throw error;
-    printError(error.message);
+    printError(visible(error.message, { lines: true }));
     return 1;
   }
 }

@@ -14,11 +14,12 @@ import { loadConfig } from "./model/config.ts";
 import { startConversation } from "./context/conversation.ts";
 import { createModelClient } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";
+import { visible } from "./terminal/visible-text.ts";
 import { parseCommandLine, USAGE, UsageError, type Command } from "./loop/cli-args.ts";
 import { CtrlC } from "./loop/ctrl-c.ts";
 import { runSession } from "./loop/interactive.ts";
 import { runOfflineDemo } from "./loop/offline-demo.ts";
-import { runOneShot, terminalAsking } from "./loop/one-shot.ts";
+import { runOneShot } from "./loop/one-shot.ts";
 import { TerminalUi } from "./loop/terminal-ui.ts";
 import { agentTools } from "./loop/agent-tools.ts";
 import { printPrompt } from "./prompts/print-prompt.ts";
@@ -26,7 +27,6 @@ import { buildSystemPrompt } from "./prompts/system-prompt.ts";
 import { describeUndo, undoRun, UndoRefusedError } from "./ledger/undo.ts";
 import { prepareResume, ResumeRefusedError, type Resumption } from "./compaction/resume-run.ts";
 import { allowedInAgentsMd } from "./commands/command-policy.ts";
-import { trustedAgentsMdCommands } from "./commands/agents-md-trust.ts";
 import { findSandbox } from "./commands/sandbox.ts";
 import { readAgentsMd } from "./prompts/agents-md.ts";
 import { discoverSkills, type Skill } from "./skills/discover-skills.ts";
@@ -67,13 +67,13 @@ export async function main(argv: string[]): Promise<number> {
     resumption = command.resume && (await prepareResume(workspace, command.resume.runId));
   } catch (error) {
     if (!(error instanceof ResumeRefusedError)) throw error;
-    printError(error.message);
+    printError(visible(error.message, { lines: true }));
     return 1;
   }
 
   const config = await loadConfig();
   if (config.kind === "invalid") {
-    printError(config.message);
+    printError(visible(config.message)); // it may quote a value from .env
     return 1;
   }
   const ui = new TerminalUi();
@@ -119,6 +119,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (resumption) {
       // The person sees what the new run is told: its conversation starts from this message alone.
+      resumption.leftOut.forEach((line) => ui.notice(line));
       ui.notice(`resuming run ${resumption.runId} with:\n${resumption.message}`);
       return (await runOneShot({ ...shared, task: resumption.task, resume: resumption })).code;
     }
@@ -156,15 +157,7 @@ async function commandRules(
   secrets: string[],
   ui: TerminalUi,
 ): Promise<CommandRules> {
-  const lines = allowedInAgentsMd((await readAgentsMd(workspace))?.text ?? "");
-  // A command may have written AGENTS.md: only lines the user confirmed count. With --yes every
-  // command runs anyway, and under deny none does, so neither needs the question.
-  const fromAgentsMd =
-    command.yes || command.commands === "deny"
-      ? lines
-      : await trustedAgentsMdCommands(workspace, lines, terminalAsking(false, ui), (line) =>
-          ui.notice(line),
-        );
+  const fromAgentsMd = allowedInAgentsMd((await readAgentsMd(workspace))?.text ?? "");
   const allowed = [...command.allowCommands, ...fromAgentsMd];
   if (command.commands !== "deny" && allowed.length > 0) {
     ui.notice(`commands run without asking: ${allowed.map((c) => `\`${c}\``).join(", ")}`);
@@ -190,7 +183,7 @@ async function undo(workspace: string, runId: string | undefined): Promise<numbe
     return 0;
   } catch (error) {
     if (!(error instanceof UndoRefusedError)) throw error;
-    printError(error.message);
+    printError(visible(error.message, { lines: true }));
     return 1;
   }
 }

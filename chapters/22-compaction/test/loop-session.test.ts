@@ -103,9 +103,9 @@ describe("the interactive session in a terminal", () => {
     expect(code).toBe(0);
     // The model's text ended its line before the question, so readline did not redraw over it.
     expect(out.text()).toContain("Deleting the README.\n");
-    // (readline moves the cursor with escape codes: \x1b[1G is column 1, \x1b[0J clears below.)
+    // (\x1b[0m: plain attributes first; readline moves the cursor: \x1b[1G is column 1, \x1b[0J clears below.)
     expect(screen).toContain(
-      "Deleting the README.\n\x1b[1G\x1b[0JThis patch deletes README.md. Apply it? [y/N] y",
+      "Deleting the README.\n\x1b[0m\x1b[1G\x1b[0JThis patch deletes README.md. Apply it? [y/N] y",
     );
     expect(out.text()).toContain("changed files: D README.md\n");
     // The shell's prompt after Ctrl-D starts on a line of its own.

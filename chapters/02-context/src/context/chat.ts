@@ -8,6 +8,7 @@ import {
 } from "./conversation.ts";
 import type { ModelEndpoint } from "../model/model-endpoint.ts";
 import { describeModelError, isAbort } from "../model/model-errors.ts";
+import { visible } from "../terminal/visible-text.ts";
 import type { ChatResult } from "../model/stream-assembler.ts";
 import { streamWithRetry } from "../model/stream-with-retry.ts";
 import { countRequestTokens } from "./token-counter.ts";
@@ -98,7 +99,7 @@ async function runTurn(
       signal: controller.signal,
       onText: (text) => {
         shownText = true;
-        write(text);
+        write(visible(text, { lines: true })); // the model's text, written out
       },
       onRetry: ({ attempt, delayMs }) =>
         note(
@@ -115,7 +116,7 @@ async function runTurn(
       note("aborted");
       return { kind: "aborted" };
     }
-    note(`error: ${describeModelError(error, endpoint)}`);
+    note(`error: ${visible(describeModelError(error, endpoint), { lines: true })}`);
     return { kind: "failed" };
   } finally {
     options.onAbortable?.(undefined);

@@ -8,6 +8,7 @@ import {
 } from "./conversation.ts";
 import type { ModelEndpoint } from "../model/model-endpoint.ts";
 import { describeModelError, isAbort } from "../model/model-errors.ts";
+import { visible } from "../terminal/visible-text.ts";
 import type { AnyTool } from "../tools/define-tool.ts";
 import { toolCallLine } from "../tools/tool-call-line.ts";
 import {
@@ -73,8 +74,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
   return 0;
 }
 
-/** One question and its answer, with the tool calls in between. A failed turn leaves the
- *  conversation as it was; an answered one keeps the tool results, for follow-up questions. */
+/** One question, its tool calls and its answer, kept for follow-ups; a failed turn keeps none. */
 async function runTurn(
   conversation: Conversation,
   question: string,
@@ -98,7 +98,7 @@ async function runTurn(
       contextTokens,
       maxRetries: endpoint.maxRetries,
       onText: (text) => {
-        write(text);
+        write(visible(text, { lines: true })); // the model's text, written out
         lineOpen = !text.endsWith("\n");
       },
       onToolCall: (call, outcome) => {
@@ -128,7 +128,7 @@ async function runTurn(
     }
     // Checked before every model call: the question, or a tool result, does not fit.
     if (error instanceof ContextBudgetError) note(`error: ${error.message}`);
-    else note(`error: ${describeModelError(error, endpoint)}`);
+    else note(`error: ${visible(describeModelError(error, endpoint), { lines: true })}`);
     return { kind: "failed" };
   } finally {
     options.onAbortable?.(undefined);

@@ -8,6 +8,7 @@ import { lockFiles } from "../patch/file-locks.ts";
 import type { BackupManifest, BackupRecord } from "../patch/backups.ts";
 import { RunLedger, listRuns, runIdProblem } from "./run-ledger.ts";
 import { sha256 } from "../fs/file-hash.ts";
+import { visible } from "../terminal/visible-text.ts";
 
 // Undo puts back what one run changed, from the backups apply_patch made before it touched each
 // file. It never overwrites work it did not do: a file whose bytes are not the ones the run left
@@ -106,7 +107,7 @@ export function describeUndo(result: UndoResult): string {
     result.restored.length + result.removed.length === 0
       ? `Nothing to undo in run ${result.runId}: ${result.alreadyUndone.join(", ")} ${result.alreadyUndone.length === 1 ? "is" : "are"} already as before the run.`
       : `Undid run ${result.runId}: ${parts.join("; ")}.`;
-  return [summary, ...result.damaged].join("\n");
+  return visible([summary, ...result.damaged].join("\n"), { lines: true }); // paths are the model's
 }
 
 async function latestUndoableRun(cwd: string, damaged: string[]): Promise<string> {

@@ -4,6 +4,7 @@ import { color } from "@build-agent/shared/terminal";
 import { structuredPatch } from "diff";
 import { MANIFEST_NAME, type BackupManifest } from "./backups.ts";
 import { sha256 } from "../fs/file-hash.ts";
+import { visible } from "../terminal/visible-text.ts";
 
 /** One file as it was before the run and as it is now (null: did not exist). */
 export interface RunChange {
@@ -41,11 +42,12 @@ export async function collectRunChanges(cwd: string, runId: string): Promise<Run
 
 /** A coloured unified diff of one change, ending with the file's new hash. */
 export function formatRunChange(change: RunChange): string {
+  // The path and the lines are the model's and the workspace's text: written out, then coloured.
   const patch = structuredPatch(
-    change.before === null ? "/dev/null" : `a/${change.path}`,
-    change.after === null ? "/dev/null" : `b/${change.path}`,
-    change.before ?? "",
-    change.after ?? "",
+    change.before === null ? "/dev/null" : `a/${visible(change.path)}`,
+    change.after === null ? "/dev/null" : `b/${visible(change.path)}`,
+    visible(change.before ?? "", { lines: true }),
+    visible(change.after ?? "", { lines: true }),
   );
   const lines = [color.bold(`--- ${patch.oldFileName}`), color.bold(`+++ ${patch.newFileName}`)];
   for (const hunk of patch.hunks) {
@@ -58,9 +60,8 @@ export function formatRunChange(change: RunChange): string {
       else lines.push(line);
     }
   }
-  lines.push(
-    color.dim(`${change.path}: ${change.sha256 === null ? "deleted" : `sha256 ${change.sha256}`}`),
-  );
+  const hash = change.sha256 === null ? "deleted" : `sha256 ${change.sha256}`;
+  lines.push(color.dim(`${visible(change.path)}: ${hash}`));
   return lines.join("\n");
 }
 

@@ -1,4 +1,5 @@
 import { color } from "@build-agent/shared/terminal";
+import { visible } from "../terminal/visible-text.ts";
 import { runTask, type TaskOptions, type TaskRun } from "./run-task.ts";
 import type { TerminalUi } from "./terminal-ui.ts";
 
@@ -17,7 +18,9 @@ export async function runOneShot(options: OneShotOptions): Promise<{ code: numbe
     const run = await runTask({ ...options, signal: controller.signal, events: ui.events() });
     ui.endLine();
     const { reason, message } = run.outcome;
-    ui.line(color.dim(reason === "done" ? "result: done" : `result: ${message ?? reason}`));
+    ui.line(
+      color.dim(reason === "done" ? "result: done" : `result: ${visible(message ?? reason)}`),
+    );
     return { code: reason === "done" ? 0 : reason === "aborted" ? 130 : 1, run };
   } finally {
     process.off("SIGINT", onSigint);

@@ -1,4 +1,5 @@
 import { countMessageTokens, countToolTokens } from "../context/token-counter.ts";
+import { visible } from "../terminal/visible-text.ts";
 import { toOpenAITool, type AnyTool } from "../tools/define-tool.ts";
 import { buildSystemPrompt } from "./system-prompt.ts";
 import type { EnvironmentOptions } from "./environment.ts";
@@ -22,7 +23,7 @@ export async function printPrompt(
   const promptTokens = countMessageTokens({ role: "system", content: prompt });
   const tools = (options.tools ?? []).map(toOpenAITool);
   const toolTokens = countToolTokens(tools);
-  out.write(prompt);
+  out.write(visible(prompt, { lines: true })); // AGENTS.md and skills are the workspace's text
   out.write(`\n-- system prompt: ${promptTokens} tokens (o200k_base) --\n`);
   if (tools.length > 0) {
     const each = tools.map((tool) => `${tool.function.name} ${countToolTokens([tool])}`);

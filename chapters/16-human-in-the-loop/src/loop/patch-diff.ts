@@ -2,6 +2,7 @@ import { color } from "@build-agent/shared/terminal";
 import { structuredPatch } from "diff";
 import type { ApplyPatchResult, PlannedFile } from "../patch/apply-patch.ts";
 import { lineCount } from "../patch/patch-limits.ts";
+import { visible } from "../terminal/visible-text.ts";
 
 /**
  * The most added plus removed lines a shown diff may have. Finding a diff costs time that grows
@@ -25,13 +26,16 @@ export function renderPatchDiff(files: readonly PlannedFile[], result: ApplyPatc
     .map((change) => {
       const before = staged.get(change.from ?? change.path)?.before;
       const after = staged.get(change.path)?.after;
-      if (change.op === "delete") return color.bold(color.red(`--- ${change.path} (deleted)`));
-      const title =
+      if (change.op === "delete")
+        return color.bold(color.red(`--- ${visible(change.path)} (deleted)`));
+      // Paths and lines are the model's and the workspace's text: written out, then coloured.
+      const title = visible(
         change.op === "add"
           ? `+++ ${change.path} (new file)`
           : change.from !== undefined
             ? `*** ${change.from} → ${change.path}`
-            : `*** ${change.path}`;
+            : `*** ${change.path}`,
+      );
       const patch = structuredPatch("", "", before ?? "", after ?? "", "", "", {
         context: 3,
         maxEditLength: MAX_SHOWN_EDITS,
@@ -42,13 +46,15 @@ export function renderPatchDiff(files: readonly PlannedFile[], result: ApplyPatc
       }
       const body = patch.hunks.flatMap((hunk) => [
         color.cyan(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`),
-        ...hunk.lines.map((line) =>
-          line.startsWith("-")
-            ? color.red(line)
-            : line.startsWith("+")
-              ? color.green(line)
-              : color.dim(line),
-        ),
+        ...hunk.lines
+          .map((l) => visible(l, { lines: true }))
+          .map((line) =>
+            line.startsWith("-")
+              ? color.red(line)
+              : line.startsWith("+")
+                ? color.green(line)
+                : color.dim(line),
+          ),
       ]);
       return [color.bold(title), ...body].join("\n");
     })

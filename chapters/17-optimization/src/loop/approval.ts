@@ -3,6 +3,7 @@ import { isSecretFile, secretFilesAllowed } from "../fs/secret-files.ts";
 import type { PlannedFile } from "../patch/apply-patch.ts";
 import { countChangedLines } from "../patch/patch-limits.ts";
 import type { PatchOperation } from "../patch/patch-types.ts";
+import { visible } from "../terminal/visible-text.ts";
 import type { AnyTool } from "../tools/define-tool.ts";
 import { ToolError } from "../tools/tool-error.ts";
 
@@ -71,7 +72,9 @@ export function createApprover({ yes, interactive, ask }: ApproverOptions): Appr
     if (yes) return "approved";
     // Nobody to ask (CI, a pipe): the safe default is no.
     if (!interactive) return "no_terminal";
-    const answer = await ask(`This patch ${joinReasons(reasons)}. Apply it? [y/N] `, signal);
+    // The reasons name the model's paths: written out, so the question shows what is asked.
+    const question = visible(`This patch ${joinReasons(reasons)}. Apply it? [y/N] `);
+    const answer = await ask(question, signal);
     return /^y(es)?$/i.test(answer.trim()) ? "approved" : "declined";
   };
 }

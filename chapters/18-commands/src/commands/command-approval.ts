@@ -1,4 +1,5 @@
 import type { ApprovalDecision, ApproverOptions } from "../loop/approval.ts";
+import { visible } from "../terminal/visible-text.ts";
 import { ToolError } from "../tools/tool-error.ts";
 import type { CommandPolicy } from "./command-policy.ts";
 
@@ -20,18 +21,9 @@ export function createCommandApprover({ yes, interactive, ask }: ApproverOptions
   };
 }
 
-/**
- * The command with its control characters written out (`\r` as \x0d): a carriage return, an
- * escape sequence or a right-to-left override could otherwise make the question show one
- * command while another runs.
- */
-export function visible(command: string): string {
-  return command.replace(
-    // eslint-disable-next-line no-control-regex -- control characters are what it looks for
-    /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
-    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
-  );
-}
+// The command is written out by visible() (chapter 1): `\r` as \x0d, ESC as \x1b, U+202E as
+// \u202e, or the question could show one command while another runs.
+export { visible };
 
 /** What the model reads when its command did not run: an error it can act on. */
 export function commandRefusal(

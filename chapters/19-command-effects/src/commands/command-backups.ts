@@ -6,14 +6,12 @@ import {
 } from "./workspace-snapshot.ts";
 
 /**
- * Undo for commands. A patch names its files before it writes them; a
- * command does not, and what it will write cannot be known in advance. So
- * every file of the snapshot is backed up before each command, into the
- * run's backup folder. The cost is visible: the first command of a run
- * copies up to SNAPSHOT_LIMITS.maxTotalBytes into .agent/backups/; later
- * commands find most backups there already (backUpFile keeps the first one,
- * the bytes from before the run). A file past the caps is neither hashed
- * nor backed up: undo cannot restore what a command did to it.
+ * Undo for commands. A patch names its files before it writes them; a command does not, and what it
+ * will write cannot be known in advance. So every file of the snapshot is backed up before each
+ * command, into the run's backup folder. The cost is visible: the first command of a run copies up
+ * to SNAPSHOT_LIMITS.maxTotalBytes into .agent/backups/; later commands find most backups there
+ * already (backUpFile keeps the first one, the bytes from before the run). A file past the caps is
+ * neither hashed nor backed up: undo cannot restore what a command did to it.
  */
 export interface BackedUpSnapshot extends WorkspaceSnapshot {
   /** Workspace-relative path → the backup's path inside the backup folder. */
@@ -59,10 +57,9 @@ export async function snapshotWithBackups(
 }
 
 /**
- * Appends a command's changes to the run's manifest, in the format undo
- * reads: previous hash and backup for a changed or deleted file, previous
- * null for a created one (undo removes it). Undo restores only files whose
- * hash is still the command's, so it never overwrites an edit made since.
+ * Appends a command's changes to the run's manifest, in the format undo reads: previous hash and
+ * backup for a changed or deleted file, previous null for a created one (undo removes it). Undo
+ * restores only files whose hash is still the command's, so it never overwrites an edit made since.
  */
 export async function recordCommandBackups(
   backupDir: string,

@@ -77,10 +77,9 @@ export const RunUndoneEvent = z.object({
   files: z.array(z.string()),
 });
 
-// A command the agent ran (run_command), numbered 1, 2, ... within the run, and what it did to
-// the workspace: the files whose hash differs after it (snapshots compared by the harness).
-// `output` is what the runner kept (long output already cut); `skipped` counts the files past
-// the snapshot's caps, whose changes nobody saw.
+// A command the agent ran (run_command), numbered 1, 2, ... within the run. `output` is what the
+// runner kept: long output is already cut in the middle. `changes`: the files whose hash differs
+// after it (the harness compares snapshots); `skipped`: files past the caps, changes unseen.
 export const CommandEvent = z.object({
   type: z.literal("command"),
   time,
@@ -104,8 +103,7 @@ export const CommandEvent = z.object({
     }),
   ),
   skipped: z.number().int().nonnegative(),
-  // What the snapshots could not see or record (files past the caps, a walk that stopped), as
-  // the model read it. Absent when there was nothing to say (and in older ledgers).
+  // What the snapshots could not see or record, as the model read it (absent if nothing was).
   notices: z.array(z.string()).optional(),
 });
 

@@ -8,6 +8,7 @@ import { lockFiles } from "../patch/file-locks.ts";
 import type { BackupManifest, BackupRecord } from "../patch/backups.ts";
 import { RunLedger, listRuns, runIdProblem } from "./run-ledger.ts";
 import { sha256 } from "../fs/file-hash.ts";
+import { visible } from "../terminal/visible-text.ts";
 
 // Undo puts back what one run changed, from the backups apply_patch made before it touched each
 // file. It never overwrites work it did not do: a file whose bytes are not the ones the run left
@@ -108,7 +109,7 @@ export function describeUndo(result: UndoResult): string {
     result.restored.length + result.removed.length === 0
       ? `Nothing to undo in run ${result.runId}: ${result.alreadyUndone.join(", ")} ${result.alreadyUndone.length === 1 ? "is" : "are"} already as before the run.`
       : `Undid run ${result.runId}: ${parts.join("; ")}.`;
-  return [summary, ...result.damaged].join("\n");
+  return visible([summary, ...result.damaged].join("\n"), { lines: true }); // paths are the model's
 }
 
 async function latestUndoableRun(cwd: string, damaged: string[]): Promise<string> {
@@ -154,9 +155,7 @@ async function readChanges(cwd: string, runId: string): Promise<FileChange[]> {
       });
     if (record.group.unfinished) byPath.get(path)!.unfinished = true;
   }
-  const changes = [...byPath.values()].filter(
-    (change) => change.original !== change.final || change.unfinished,
-  );
+  const changes = [...byPath.values()].filter((c) => c.original !== c.final || c.unfinished);
   if (changes.length === 0) {
     throw new UndoRefusedError(`Nothing to undo: run ${runId} left every file as it found it.`);
   }
@@ -223,8 +222,7 @@ function conflictLine(change: FileChange, current: string | null): string {
   return `${change.path}: the run left sha256 ${change.final}, it is now ${current}.`;
 }
 
-// The first part of `path` that is a link, if any (a missing part ends the check: undo makes
-// real folders from there).
+// The first part of `path` that is a link, if any (a missing part ends the check: no link).
 async function linkOnTheWay(root: string, path: string): Promise<string | undefined> {
   const parts = path.split("/");
   for (let i = 1; i <= parts.length; i += 1) {

@@ -3,6 +3,7 @@ import { CHANGE_LETTER } from "../commands/workspace-snapshot.ts";
 import type { CommandEvent } from "../ledger/ledger-events.ts";
 import type { RunLedger } from "../ledger/run-ledger.ts";
 import type { NoteMeta } from "../notes/note.ts";
+import { visible } from "../terminal/visible-text.ts";
 import type { LoopOutcome } from "./agent-loop.ts";
 
 const STATUS_LETTER = { added: "A", modified: "M", deleted: "D" } as const;
@@ -34,7 +35,8 @@ export function summaryLines(
   ];
   if (changed.length > 0)
     lines.push(`undo: pnpm start -- undo ${ledger.runId} --repo ${ledger.cwd}`);
-  return lines;
+  // Paths, notes' titles and the stop message come from the model or the workspace.
+  return lines.map((line) => visible(line));
 }
 
 /** The commands the agent ran, from the ledger: how each ended and which files it changed. */

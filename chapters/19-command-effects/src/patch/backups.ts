@@ -129,10 +129,8 @@ export async function recordInManifest(
     for (const run of await readdir(runs).catch(() => []))
       await sweepStaleTemps(path.join(runs, run));
     const manifest = await readManifest(manifestPath, runId);
-    manifest.patches = manifest.patches.filter(
-      (old) => !group.replaces || old.unfinished !== group.replaces,
-    );
-    const { unfinished } = group;
+    const { unfinished, replaces } = group;
+    manifest.patches = manifest.patches.filter((old) => !replaces || old.unfinished !== replaces);
     if (files.length > 0 || unfinished) {
       manifest.patches.push({ appliedAt: new Date().toISOString(), files, unfinished });
     }

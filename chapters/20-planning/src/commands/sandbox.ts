@@ -7,22 +7,22 @@
  * remount `/`, unmount the private /proc or enter another namespace would undo all the rest.
  *
  * What it does NOT protect against:
- * - reads: the whole filesystem stays readable, so a command can read anything the user can
- *   (~/.ssh, ~/.aws); with no network it cannot send it anywhere, but it can print it, and the
- *   output goes to the model;
+ * - reads: the whole filesystem stays readable but the agent's `.env`, so a command can read
+ *   anything else the user can (~/.ssh, ~/.aws, a key in another file); with no network it cannot
+ *   send it anywhere, but it can print it, and the output goes to the model;
  * - CPU, memory and disk: nothing is limited; the timeout is the only bound on a runaway;
  * - the workspace itself: it is writable, so a command can damage it; the ledger records what
  *   each command changed and undo restores it;
  * - Unix sockets: a socket file is reached by connect(), which neither read-only mounts nor
  *   --unshare-net stop. /run (Docker's socket, systemd's) is hidden below; a socket elsewhere,
  *   e.g. in /var/tmp, stays reachable;
- * - files the next run reads, when the workspace holds them: `.git/` and the agent's own `.env`
- *   are read-only below, but a workspace that contains this repository contains the agent's code.
+ * - files the next run reads, when the workspace holds them: `.git/` is read-only below, but a
+ *   workspace that contains this repository contains the agent's code.
  */
 import { spawn } from "node:child_process";
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { DOTENV_FILE } from "../model/config.ts";
 
 export interface Sandbox {
@@ -32,55 +32,56 @@ export interface Sandbox {
   wrap(argv: string[], workspace: string): string[];
 }
 
-export const bubblewrap: Sandbox = {
-  name: "bubblewrap",
-  wrap(argv, workspace) {
-    const protect = readOnlyPaths(workspace).flatMap((path) => ["--ro-bind", path, path]);
-    return [
-      "bwrap",
-      // Order matters: each mount goes on top of the ones before it.
-      ...["--ro-bind", "/", "/"],
-      ...["--dev", "/dev"],
-      ...["--proc", "/proc"],
-      ...["--tmpfs", "/tmp"],
-      // Where daemons put their sockets: /var/run/docker.sock is root for anyone who reaches it.
-      ...["--tmpfs", "/run"],
-      ...["--bind", workspace, workspace],
-      ...protect,
-      ...["--chdir", workspace],
-      // TMPDIR may name a folder outside /tmp, which is read-only here.
-      ...["--setenv", "TMPDIR", "/tmp"],
-      // Only a loopback interface: nothing leaves the machine, local test servers still work.
-      "--unshare-net",
-      // The command is PID 1's child in a namespace of its own: when bwrap dies, everything
-      // inside dies with it, even a process that left the process group.
-      "--unshare-pid",
-      "--die-with-parent",
-      // For a normal user both are what bwrap does anyway. Root keeps its uid (its files stay
-      // writable) but no capability: it cannot mount, unmount, enter namespaces or trace.
-      "--unshare-user",
-      ...["--cap-drop", "ALL"],
-      "--",
-      ...argv,
-    ];
-  },
-};
+export const bubblewrap = bubblewrapHiding(DOTENV_FILE);
+
+/** bubblewrap, with `secret` (the agent's `.env`: the API key) unreadable inside. */
+export function bubblewrapHiding(secret: string): Sandbox {
+  return { name: "bubblewrap", wrap: (argv, workspace) => wrap(argv, workspace, secret) };
+}
+
+function wrap(argv: string[], workspace: string, secret: string): string[] {
+  const protect = readOnlyPaths(workspace).flatMap((path) => ["--ro-bind", path, path]);
+  // Redaction only catches exact copies; `base64 .env` is not one. Hidden wherever it is (over
+  // the workspace's bind too) by /dev/null without device access: reading or writing it fails.
+  const hide = existsSync(secret) ? ["--ro-bind", "/dev/null", secret] : [];
+  return [
+    "bwrap",
+    // Order matters: each mount goes on top of the ones before it.
+    ...["--ro-bind", "/", "/"],
+    ...["--dev", "/dev"],
+    ...["--proc", "/proc"],
+    ...["--tmpfs", "/tmp"],
+    // Where daemons put their sockets: /var/run/docker.sock is root for anyone who reaches it.
+    ...["--tmpfs", "/run"],
+    ...["--bind", workspace, workspace],
+    ...protect,
+    ...hide,
+    ...["--chdir", workspace],
+    // TMPDIR may name a folder outside /tmp, which is read-only here.
+    ...["--setenv", "TMPDIR", "/tmp"],
+    // Only a loopback interface: nothing leaves the machine, local test servers still work.
+    "--unshare-net",
+    // The command is PID 1's child in a namespace of its own: when bwrap dies, everything
+    // inside dies with it, even a process that left the process group.
+    "--unshare-pid",
+    "--die-with-parent",
+    // For a normal user both are what bwrap does anyway. Root keeps its uid (its files stay
+    // writable) but no capability: it cannot mount, unmount, enter namespaces or trace.
+    "--unshare-user",
+    ...["--cap-drop", "ALL"],
+    "--",
+    ...argv,
+  ];
+}
 
 /**
  * What stays read-only inside the writable workspace, of what exists. The ledger and the backups:
  * a command must not rewrite the record of what it did. `.git/`: its config names programs git
- * runs (core.fsmonitor, hooks). The agent's `.env`, when the workspace holds this repository: it
- * names the server that gets the API key. The next run reads all three, outside the sandbox.
+ * runs (core.fsmonitor, hooks). The next run reads both, outside the sandbox.
  */
-export function readOnlyPaths(workspace: string, dotenv = DOTENV_FILE): string[] {
+export function readOnlyPaths(workspace: string): string[] {
   const paths = [join(workspace, ".agent"), join(workspace, ".git")];
-  if (isInside(dotenv, realpathSync(workspace))) paths.push(dotenv);
   return paths.filter((path) => existsSync(path));
-}
-
-function isInside(path: string, folder: string): boolean {
-  const rel = relative(folder, path);
-  return rel !== "" && rel.split(sep)[0] !== ".." && !isAbsolute(rel);
 }
 
 let found: Promise<Sandbox | undefined> | undefined;

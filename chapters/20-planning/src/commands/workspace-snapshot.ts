@@ -6,11 +6,10 @@ import { isSecretFile } from "../fs/secret-files.ts";
 import { walkWorkspace } from "../tools/walk-workspace.ts";
 
 /**
- * A command can write anywhere, and nothing it prints says where. So the
- * harness hashes the workspace before and after it and compares: the files
- * the agent can see (list_files's walk: .gitignore honoured, never .git/,
- * node_modules/ or .agent/), plus .git/config and every file an earlier
- * snapshot of the run saw, each by SHA-256, the hash the guard compares.
+ * A command can write anywhere, and nothing it prints says where. So the harness hashes the
+ * workspace before and after it and compares: the files the agent can see (list_files's walk:
+ * .gitignore honoured, never .git/, node_modules/ or .agent/), plus .git/config and every file an
+ * earlier snapshot of the run saw, each by SHA-256, the hash the guard compares.
  */
 
 /** Each command reads every file twice (and backs it up once per run): these bound that cost. */
@@ -118,14 +117,13 @@ async function reachableWithoutLinks(root: string, relative: string): Promise<bo
 }
 
 /**
- * What changed between two snapshots, sorted by path. A path either snapshot
- * skipped is left out: "absent from a snapshot" must mean "not on disk", or a
- * file pushed past the cap by a new one would be reported as deleted (so is a
- * path an incomplete snapshot lacks). When the command changed a .gitignore, a
- * path only the second snapshot has is left out too, and put in `leftOut`: it
- * may have been there all along, ignored before and not now (undo would delete
- * the user's file). A path only the first has is gone for sure: the second
- * snapshot looked for every path the first one hashed.
+ * What changed between two snapshots, sorted by path. A path either snapshot skipped is left out:
+ * "absent from a snapshot" must mean "not on disk", or a file pushed past the cap by a new one
+ * would be reported as deleted (so is a path an incomplete snapshot lacks). When the command
+ * changed a .gitignore, a path only the second snapshot has is left out too, and put in `leftOut`:
+ * it may have been there all along, ignored before and not now (undo would delete the user's file).
+ * A path only the first has is gone for sure: the second snapshot looked for every path the first
+ * one hashed.
  */
 export function compareSnapshots(
   before: WorkspaceSnapshot,

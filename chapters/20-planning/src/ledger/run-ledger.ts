@@ -147,8 +147,7 @@ export class RunLedger {
     return this.torn;
   }
 
-  // Counts the agent's file writes (a command's changes count as one); any write makes earlier
-  // observations stale.
+  // Counts the agent's writes, a command's changes as one; each makes earlier observations stale.
   get revision(): number {
     return this.mutationRevision;
   }
@@ -194,7 +193,7 @@ export class RunLedger {
     return this.record({ type: "model_call", time: now(), model: call.model, usage: call.usage });
   }
 
-  // Records a command and what it changed; returns its number in the run.
+  // Records a command the agent ran; returns its number in the run.
   async recordCommand(fields: CommandFields): Promise<number> {
     const n = this.commands + 1;
     await this.record({ type: "command", time: now(), n, ...fields });
@@ -228,9 +227,9 @@ export class RunLedger {
   }
 
   // The hash the agent may assume is on disk: its last full read of the file
-  // or its own last write. Undefined when it never saw the whole file, when
-  // its last write deleted it, or when a command changed it since. This is
-  // apply_patch's precondition.
+  // or its own last write. Undefined when it never saw the whole file, or when
+  // its last write deleted it. This is apply_patch's precondition.
+  // (Undefined too when a command changed the file since the agent last read it.)
   lastKnownHash(path: string): string | undefined {
     return this.files.get(normalizePath(path))?.known;
   }

@@ -3,6 +3,7 @@ import { CHANGE_LETTER } from "../commands/workspace-snapshot.ts";
 import type { CommandEvent } from "../ledger/ledger-events.ts";
 import type { RunLedger } from "../ledger/run-ledger.ts";
 import type { NoteMeta } from "../notes/note.ts";
+import { visible } from "../terminal/visible-text.ts";
 import { openSteps } from "../plan/plan.ts";
 import type { LoopOutcome } from "./agent-loop.ts";
 
@@ -37,7 +38,8 @@ export function summaryLines(
   ];
   if (changed.length > 0)
     lines.push(`undo: pnpm start -- undo ${ledger.runId} --repo ${ledger.cwd}`);
-  return lines;
+  // Paths, notes' titles and the stop message come from the model or the workspace.
+  return lines.map((line) => visible(line));
 }
 
 /** The plan as the model last sent it: how many steps are done, and which are not. */

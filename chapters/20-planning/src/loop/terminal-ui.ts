@@ -1,5 +1,6 @@
 import { color } from "@build-agent/shared/terminal";
 import type { PlanStep } from "../plan/plan.ts";
+import { visible } from "../terminal/visible-text.ts";
 import { toolCallLine } from "../tools/tool-call-line.ts";
 import type { ToolCallRequest, ToolCallResult } from "../tools/run-tool-call.ts";
 import type { LoopEvents } from "./agent-loop.ts";
@@ -32,8 +33,9 @@ export class TerminalUi {
     };
   }
 
+  // Everything the model, the workspace or a command says is written out: see visible().
   text(text: string): void {
-    this.out.write(text);
+    this.out.write(visible(text, { lines: true }));
     this.lineOpen = !text.endsWith("\n");
   }
 
@@ -51,7 +53,7 @@ export class TerminalUi {
 
   notice(line: string): void {
     this.endLine();
-    this.err.write(color.dim(line) + "\n");
+    this.err.write(color.dim(visible(line, { lines: true })) + "\n");
   }
 
   /** Plain lines for stdout (summary, demo output). */
@@ -66,6 +68,8 @@ export class TerminalUi {
    */
   async question<T>(ask: () => Promise<T>): Promise<T> {
     this.endLine();
+    // Plain attributes for the question, whatever was printed before it (ESC[0m resets them).
+    this.out.write("\x1b[0m");
     this.lineOpen = true;
     try {
       return await ask();
@@ -94,7 +98,7 @@ function describeToolCall(call: ToolCallRequest, result: ToolCallResult): string
   const first = result.content.split("\n")[0] ?? "";
   // A patch result's first line is its summary; anything else is an error thrown before it.
   const status = result.patch ? first : `failed: ${first}`;
-  return `${color.cyan(label)}  ${(result.ok ? color.green : color.red)(status)}`;
+  return `${color.cyan(label)}  ${(result.ok ? color.green : color.red)(visible(status))}`;
 }
 
 const PLAN_MARK = {
@@ -109,6 +113,6 @@ export function planView(steps: readonly PlanStep[]): string {
   const done = steps.filter((s) => s.status === "done").length;
   return [
     `${color.cyan("→ update_plan")}  ${done} of ${steps.length} done`,
-    ...steps.map((s) => `  ${PLAN_MARK[s.status]} ${s.step}`),
+    ...steps.map((s) => `  ${PLAN_MARK[s.status]} ${visible(s.step)}`),
   ].join("\n");
 }

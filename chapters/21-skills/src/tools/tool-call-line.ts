@@ -1,4 +1,5 @@
 import { color } from "@build-agent/shared/terminal";
+import { visible } from "../terminal/visible-text.ts";
 import type { ToolCallRequest, ToolCallResult } from "./run-tool-call.ts";
 
 /**
@@ -8,10 +9,10 @@ import type { ToolCallRequest, ToolCallResult } from "./run-tool-call.ts";
  */
 export function toolCallLine(call: ToolCallRequest, result: ToolCallResult): string {
   const args = describeArguments(call.function.arguments);
-  const head = `→ ${call.function.name}${args ? ` ${args}` : ""}`;
+  const head = visible(`→ ${call.function.name}${args ? ` ${args}` : ""}`);
   if (result.ok) return `${color.cyan(head)}  ${color.green("ok")}`;
   const reason = result.content.split("\n")[0] ?? "";
-  return `${color.cyan(head)}  ${color.red(`failed: ${reason}`)}`;
+  return `${color.cyan(head)}  ${color.red(`failed: ${visible(reason)}`)}`;
 }
 
 /** The arguments in short: a path as is, everything else as key=value. */

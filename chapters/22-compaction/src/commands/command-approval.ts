@@ -1,4 +1,5 @@
 import type { ApprovalDecision, ApproverOptions } from "../loop/approval.ts";
+import { visible } from "../terminal/visible-text.ts";
 import { ToolError } from "../tools/tool-error.ts";
 import type { CommandPolicy } from "./command-policy.ts";
 
@@ -16,35 +17,13 @@ export function createCommandApprover({ yes, interactive, ask }: ApproverOptions
     if (!interactive) return "no_terminal";
     // The exact text and where it runs: what the person approves is what runs.
     const answer = await ask(`Run \`${visible(command)}\` in ${cwd}? [y/N] `, signal);
-    return isYes(answer) ? "approved" : "declined";
+    return /^y(es)?$/i.test(answer.trim()) ? "approved" : "declined";
   };
 }
 
-export function isYes(answer: string): boolean {
-  return /^y(es)?$/i.test(answer.trim());
-}
-
-/** Asked once per change to AGENTS.md's allow-command lines (agents-md-trust.ts). */
-export function trustQuestion(workspace: string, lines: readonly string[]): string {
-  return [
-    `AGENTS.md in ${visible(workspace)} lets these commands run without asking, new or changed since you last confirmed:`,
-    ...lines.map((line) => `  ${visible(line)}`),
-    "Trust them here from now on? [y/N] ",
-  ].join("\n");
-}
-
-/**
- * The command with its control characters written out (`\r` as \x0d): a carriage return, an
- * escape sequence or a right-to-left override could otherwise make the question show one
- * command while another runs.
- */
-export function visible(command: string): string {
-  return command.replace(
-    // eslint-disable-next-line no-control-regex -- control characters are what it looks for
-    /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
-    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
-  );
-}
+// The command is written out by visible() (chapter 1): `\r` as \x0d, ESC as \x1b, U+202E as
+// \u202e, or the question could show one command while another runs.
+export { visible };
 
 /** What the model reads when its command did not run: an error it can act on. */
 export function commandRefusal(

@@ -7,7 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import { OutputCap } from "./output-cap.ts";
-import { redactSecrets } from "./redact-secrets.ts";
+import { StreamRedactor } from "./redact-secrets.ts";
 import type { Sandbox } from "./sandbox.ts";
 
 export interface CommandRun {
@@ -59,6 +59,8 @@ export async function runCommand(run: CommandRun): Promise<CommandOutcome> {
   const shell = ["bash", "-c", run.command];
   const [program, ...args] = run.sandbox?.wrap(shell, run.cwd) ?? shell;
   const output = new OutputCap(run.maxOutputChars ?? 16_000);
+  // Before the cap, not after: a key cut in two at the elision would survive as two halves.
+  const redactor = new StreamRedactor(run.secrets ?? []);
   // detached: the shell leads a new process group (and session, so no terminal to read from).
   const child = spawn(program!, args, {
     cwd: run.cwd,
@@ -68,7 +70,7 @@ export async function runCommand(run: CommandRun): Promise<CommandOutcome> {
   });
   for (const stream of [child.stdout, child.stderr]) {
     stream.setEncoding("utf8");
-    stream.on("data", (chunk: string) => output.push(chunk));
+    stream.on("data", (chunk: string) => output.push(redactor.push(chunk)));
   }
 
   let timedOut = false;
@@ -119,9 +121,8 @@ export async function runCommand(run: CommandRun): Promise<CommandOutcome> {
       settled();
       timers.forEach(clearTimeout);
       const durationMs = Math.round(performance.now() - started);
-      // Here, before the ledger, the model or the terminal gets the output.
-      const text = redactSecrets(output.text(), run.secrets ?? []);
-      resolve({ exitCode, signal, timedOut, aborted, durationMs, output: text });
+      output.push(redactor.end());
+      resolve({ exitCode, signal, timedOut, aborted, durationMs, output: output.text() });
     });
   });
 }

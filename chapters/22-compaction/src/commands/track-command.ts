@@ -22,13 +22,12 @@ export interface TrackedCommand {
 const trackedByRun = new WeakMap<RunLedger, Set<string>>();
 
 /**
- * Runs a command with its side effects recorded: snapshot and back up the
- * workspace, run, snapshot again, and write what changed to the manifest
- * (for undo) and the ledger (for the guard and the run summary). A runner
- * that throws started nothing (runCommand rejects only when the process
- * could not start), so a throw passes through with nothing recorded. Once the
- * command has run, nothing throws: what could not be recorded (a full disk)
- * is said in the notices, which reach the model and, when it can, the ledger.
+ * Runs a command with its side effects recorded: snapshot and back up the workspace, run, snapshot
+ * again, and write what changed to the manifest (for undo) and the ledger (for the guard and the
+ * run summary). A runner that throws started nothing (runCommand rejects only when the process
+ * could not start), so a throw passes through with nothing recorded. Once the command has run,
+ * nothing throws: what could not be recorded (a full disk) is said in the notices, which reach the
+ * model and, when it can, the ledger.
  */
 export async function trackCommand(
   ledger: RunLedger,

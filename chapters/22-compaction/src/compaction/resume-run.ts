@@ -1,9 +1,10 @@
+import { realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { sha256 } from "../fs/file-hash.ts";
 import { isRunning, processStartTime } from "../fs/process-alive.ts";
 import { describeFileType, readRegularFile } from "../fs/read-regular-file.ts";
 import type { LedgerEvent, PlanEvent, RunStartEvent } from "../ledger/ledger-events.ts";
-import { listRuns, RunLedger, RUNS_DIR } from "../ledger/run-ledger.ts";
+import { listRuns, RunLedger, RUNS_DIR, type RunSummary } from "../ledger/run-ledger.ts";
 import { openSteps, type PlanStep } from "../plan/plan.ts";
 import { ledgerFacts, MAX_FACT_LINES } from "./ledger-facts.ts";
 
@@ -23,13 +24,16 @@ export interface Resumption {
   message: string;
   /** The old run's latest plan, which the new run starts from (its reminders go on). */
   plan: PlanStep[] | undefined;
+  /** Runs recorded in another folder, one line each: printed, not resumed. */
+  leftOut: string[];
 }
 
 /** Checks that `runId` (default: the latest run) can be resumed and builds the new run's start. */
 export async function prepareResume(cwd: string, runId?: string): Promise<Resumption> {
   // A damaged ledger is left out and named: it must not keep every other run from resuming.
   const damaged: string[] = [];
-  const runs = await listRuns(cwd, damaged);
+  const leftOut: string[] = [];
+  const runs = await ownRuns(cwd, await listRuns(cwd, damaged), leftOut);
   const id = runId ?? runs.at(-1)?.runId;
   if (id === undefined || !runs.some((run) => run.runId === id)) {
     const recent = runs.slice(-5).reverse();
@@ -40,6 +44,7 @@ export async function prepareResume(cwd: string, runId?: string): Promise<Resump
           : `No run "${id}" in ${join(cwd, RUNS_DIR)}. ${recent.length > 0 ? "Recent runs:" : "It holds no runs."}`,
         ...recent.map((run) => `- ${run.runId} (${run.endReason ?? "no end"}): ${run.task}`),
         ...damaged,
+        ...leftOut,
       ].join("\n"),
     );
   }
@@ -67,7 +72,23 @@ export async function prepareResume(cwd: string, runId?: string): Promise<Resump
       continueLine(plan),
     ].join("\n"),
     plan,
+    leftOut,
   };
+}
+
+/**
+ * Only runs recorded in this workspace: a ledger that came with the files (a cloned repository's
+ * `.agent/runs/`) is someone else's, and resuming it would send its task to the model as the
+ * person's. A workspace that was moved since loses its runs to this too: the line says why.
+ */
+async function ownRuns(cwd: string, runs: RunSummary[], leftOut: string[]) {
+  const here = await realpath(cwd);
+  const own: RunSummary[] = [];
+  for (const run of runs) {
+    if ((await realpath(run.cwd).catch(() => run.cwd)) === here) own.push(run);
+    else leftOut.push(`Left out run ${run.runId}: it was recorded in ${run.cwd}, not in ${here}.`);
+  }
+  return own;
 }
 
 /**

@@ -48,7 +48,7 @@ export async function runOneShot(options: OneShotOptions): Promise<{ code: numbe
  * Asks on the terminal, for patches and commands alike, opening stdin only for the question, so
  * a one-shot run never waits on it otherwise.
  */
-export function terminalAsking(yes: boolean, ui: TerminalUi): ApproverOptions {
+function terminalAsking(yes: boolean, ui: TerminalUi): ApproverOptions {
   return {
     yes,
     interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,

@@ -1,0 +1,94 @@
+import { relative } from "node:path";
+import { CHANGE_LETTER } from "../commands/workspace-snapshot.ts";
+import type { CommandEvent } from "../ledger/ledger-events.ts";
+import type { RunLedger } from "../ledger/run-ledger.ts";
+import type { NoteMeta } from "../notes/note.ts";
+import { visible } from "../terminal/visible-text.ts";
+import { openSteps } from "../plan/plan.ts";
+import type { LoopOutcome } from "./agent-loop.ts";
+
+const STATUS_LETTER = { added: "A", modified: "M", deleted: "D" } as const;
+
+/**
+ * What a person needs after a run, taken from the ledger rather than from what
+ * the model claims: how it ended, how far its plan got, which files really
+ * changed, the notes left behind, where the full record is, what it cost, and
+ * how to take it back.
+ */
+export function summaryLines(
+  outcome: Pick<LoopOutcome, "reason" | "message">,
+  ledger: RunLedger,
+  notes: readonly NoteMeta[],
+): string[] {
+  const changed = ledger.changedFiles();
+  const usage = ledger.usage();
+  const calls = usage.model_calls === 1 ? "1 model call" : `${usage.model_calls} model calls`;
+  const lines = [
+    outcome.reason === "done" ? "result: done" : `result: ${outcome.message ?? outcome.reason}`,
+    ...planLines(ledger),
+    changed.length === 0
+      ? "changed files: none"
+      : `changed files: ${changed.map((c) => `${STATUS_LETTER[c.status]} ${c.path}`).join(", ")}`,
+    ...commandLines(ledger),
+    ...skillLines(ledger),
+    notes.length === 0
+      ? "notes written: none"
+      : `notes written: ${notes.map((n) => `${n.id} (${n.title})`).join(", ")}`,
+    `ledger: ${relative(ledger.cwd, ledger.path)}`,
+    `tokens: ${usage.input_tokens} in, ${usage.output_tokens} out over ${calls}${unreported(usage.unreported_calls)}`,
+  ];
+  if (changed.length > 0)
+    lines.push(`undo: pnpm start -- undo ${ledger.runId} --repo ${ledger.cwd}`);
+  // Paths, notes' titles and the stop message come from the model or the workspace.
+  return lines.map((line) => visible(line));
+}
+
+/** The plan as the model last sent it: how many steps are done, and which are not. */
+function planLines(ledger: RunLedger): string[] {
+  const plan = ledger.plan();
+  if (plan === undefined) return [];
+  const done = plan.filter((s) => s.status === "done").length;
+  const open = openSteps(plan).map((s) => s.step);
+  const blocked = plan.filter((s) => s.status === "blocked").map((s) => s.step);
+  return [
+    `plan: ${done} of ${plan.length} done` +
+      (open.length > 0 ? `; open: ${open.join(", ")}` : "") +
+      (blocked.length > 0 ? `; blocked: ${blocked.join(", ")}` : ""),
+  ];
+}
+
+/** The commands the agent ran, from the ledger: how each ended and which files it changed. */
+function commandLines(ledger: RunLedger): string[] {
+  const commands = ledger
+    .events()
+    .filter((event): event is CommandEvent => event.type === "command");
+  if (commands.length === 0) return [];
+  const ran = commands.map((c) => {
+    const ended = c.timed_out
+      ? "timed out"
+      : c.exit_code === null
+        ? "killed"
+        : `exit ${c.exit_code}`;
+    const changed = c.changes.map((change) => `${CHANGE_LETTER[change.status]} ${change.path}`);
+    return `${c.command} → ${ended}${changed.length === 0 ? "" : ` (${changed.join(", ")})`}`;
+  });
+  const lines = [`commands run: ${ran.join("; ")}`];
+  // Said once per run, here and in each command event: the person must know nothing confined them.
+  if (commands.some((c) => c.sandbox === "none")) {
+    lines.push("sandbox: none (bwrap does not work here): the commands ran unconfined");
+  }
+  return lines;
+}
+
+/** The skills the model loaded, each named once (loading a file of a skill is loading the skill). */
+function skillLines(ledger: RunLedger): string[] {
+  const names = new Set(
+    ledger.events().flatMap((e) => (e.type === "skill_loaded" ? [e.name] : [])),
+  );
+  return names.size === 0 ? [] : [`skills loaded: ${[...names].join(", ")}`];
+}
+
+function unreported(count: number): string {
+  if (count === 0) return "";
+  return count === 1 ? " (1 call did not report usage)" : ` (${count} calls did not report usage)`;
+}
