@@ -22,7 +22,15 @@ export const DIST_DIR = join(DOCS_DIR, ".vitepress", "dist");
 const STAMP = join(DIST_DIR, ".inputs-sha256");
 const INPUTS = ["docs", "chapters", "scripts", "shared", "package.json", "pnpm-lock.yaml"];
 // What a build writes or never reads: its outputs, caches, installed packages, agent runs.
-const NOT_INPUTS = new Set(["node_modules", "dist", "cache", "generated", ".agent"]);
+// The build lock (below) too: it holds the pid of the process that is building.
+const NOT_INPUTS = new Set([
+  "node_modules",
+  "dist",
+  "cache",
+  "generated",
+  ".agent",
+  ".site-build.lock",
+]);
 
 /** One hash over the paths and bytes of every file a site build reads. */
 export function siteInputsHash(root = ROOT): string {
