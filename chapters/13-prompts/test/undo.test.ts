@@ -266,6 +266,54 @@ describe("undo", () => {
     );
   });
 
+  it("refuses a manifest that is not one, in one line naming the file", async () => {
+    const runId = "20250131-142501-3f9a1c";
+    const manifest = join(cwd, ".agent", "backups", runId, "manifest.json");
+    await mkdir(dirname(manifest), { recursive: true });
+    for (const [text, issue] of [
+      ["{}", "patches: Invalid input: expected array, received undefined"],
+      ["null", "(root): Invalid input: expected object, received null"],
+      ['{"patches":"x"}', "patches: Invalid input: expected array, received string"],
+    ]) {
+      await writeFile(manifest, text);
+      await expect(undoRun(cwd, runId)).rejects.toThrow(
+        new UndoRefusedError(
+          `Cannot undo run ${runId}: ${manifest} is not a backup manifest (${issue}). Nothing was undone.`,
+        ),
+      );
+    }
+  });
+
+  it("never writes into .git/ or .agent/, whatever a manifest names: it leaves those out", async () => {
+    await put("a.txt", "1\n");
+    const runId = await run("edit", [{ "a.txt": "2\n" }]);
+    const manifest = join(cwd, ".agent", "backups", runId, "manifest.json");
+    const shipped = JSON.parse(await readFile(manifest, "utf8")) as {
+      patches: Array<{ files: unknown[] }>;
+    };
+    const paths = [".git/hooks/pre-commit", "./.GIT/config", "a/../.agent/runs/x.jsonl"];
+    for (const path of paths) {
+      shipped.patches[0]?.files.push({ path, previous_sha256: null, backup: null, sha256: "x" });
+    }
+    await writeFile(manifest, JSON.stringify(shipped));
+    const result = await undoRun(cwd, runId);
+    expect(result.restored).toEqual(["a.txt"]);
+    expect(result.damaged).toEqual(
+      [".git/hooks/pre-commit", ".GIT/config", ".agent/runs/x.jsonl"].map(
+        (path) => `Left out ${path}: undo never writes in .git/ or .agent/ (hooks run code).`,
+      ),
+    );
+    expect(await exists(".git")).toBe(false);
+  });
+
+  it("restores permission bits only, never setuid, setgid or sticky", async () => {
+    await put("run.sh", "echo 1\n");
+    const runId = await run("edit", [{ "run.sh": "echo 2\n" }]);
+    await chmod(join(cwd, "run.sh"), 0o7755);
+    await undoRun(cwd, runId);
+    expect((await stat(join(cwd, "run.sh"))).mode & 0o7777).toBe(0o755);
+  });
+
   it("refuses a backup that does not hold the old bytes", async () => {
     await put("a.txt", "1\n");
     const runId = await run("edit", [{ "a.txt": "2\n" }]);

@@ -356,7 +356,7 @@ describe("trackCommand on odd trees", () => {
     expect(ledger.events().at(-1)).toMatchObject({ type: "command", notices: tracked.notices });
   });
 
-  it("undo brings a deleted script back with its mode, and tracks .git/config", async () => {
+  it("undo brings a deleted script back with its mode, and tracks .git/config but leaves it", async () => {
     await put("run.sh", "#!/bin/sh\n");
     await chmod(at("run.sh"), 0o755);
     await put(".git/config", "[core]\n");
@@ -370,9 +370,26 @@ describe("trackCommand on odd trees", () => {
       "deleted run.sh",
     ]);
     await ledger.finish("done");
-    await undoRun(workspace.root());
+    const result = await undoRun(workspace.root());
     expect((await stat(at("run.sh"))).mode & 0o777).toBe(0o755);
-    expect(await onDisk(".git/config")).toBe("[core]\n");
+    // Undo never writes in .git/ (a shipped manifest could plant a hook): it says so instead.
+    expect(result.damaged).toEqual([
+      "Left out .git/config: undo never writes in .git/ or .agent/ (hooks run code).",
+    ]);
+    expect(await onDisk(".git/config")).toBe("[core]\n\tfsmonitor = evil\n");
+  });
+
+  it("restores a recorded mode as permission bits only: a manifest's 0o4755 is not setuid", async () => {
+    await put("run.sh", "#!/bin/sh\n");
+    await chmod(at("run.sh"), 0o755);
+    const ledger = await openLedger();
+    await edit(ledger, "rm run.sh", () => rm(at("run.sh")));
+    await ledger.finish("done");
+    const manifest = at(`.agent/backups/${ledger.runId}/manifest.json`);
+    const text = await readFile(manifest, "utf8");
+    await writeFile(manifest, text.replace(/"mode": \d+/, `"mode": ${0o4755}`));
+    await undoRun(workspace.root());
+    expect((await stat(at("run.sh"))).mode & 0o7777).toBe(0o755);
   });
 });
 

@@ -52,7 +52,7 @@ describe("note files", () => {
     );
     expect(() =>
       parseNote(
-        "---\nid: a\ntitle: t\ntype: idea\ntags: []\ncreated_at: x\nupdated_at: x\n---\n",
+        "---\nid: 0001-a\ntitle: t\ntype: idea\ntags: []\ncreated_at: x\nupdated_at: x\n---\n",
         "n.md",
       ),
     ).toThrow(/^n\.md has invalid front matter: type: /);
@@ -146,8 +146,8 @@ describe("NoteStore", () => {
   });
 
   it("names the existing ids when an id is unknown", async () => {
-    await expect(store.read("nope")).rejects.toThrow(
-      'Note "nope" not found: there are no notes yet. Create one with action "create".',
+    await expect(store.read("0099-nope")).rejects.toThrow(
+      'Note "0099-nope" not found: there are no notes yet. Create one with action "create".',
     );
     await store.create({ title: "A", body: "" });
     await store.create({ title: "B", body: "" });

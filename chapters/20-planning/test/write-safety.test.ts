@@ -108,6 +108,23 @@ describe("a .agent/ that is not a real folder of the workspace", () => {
     );
     expect(await readdir(outside)).toEqual([]);
   });
+
+  it.each(["runs", "backups", "notes", "locks"])(
+    "refuses a symlinked .agent/%s too, as a repository can ship one",
+    async (name) => {
+      const root = await folder();
+      const outside = await folder();
+      await mkdir(path.join(root, ".agent"));
+      await symlink(outside, path.join(root, ".agent", name));
+      await expect(agentFolder(root)).rejects.toThrow(
+        `${root}/.agent/${name} is a symbolic link to ${outside}, so the agent's runs, backups and notes would be written there.`,
+      );
+      await expect(RunLedger.open(root, { task: "t", model: "m" })).rejects.toThrow(
+        "is a symbolic link",
+      );
+      expect(await readdir(outside)).toEqual([]);
+    },
+  );
 });
 
 const disk = smallDisk();

@@ -1,6 +1,6 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NoteStore } from "../src/notes/note-store.ts";
 import { toOpenAITool } from "../src/tools/define-tool.ts";
@@ -160,6 +160,46 @@ describe("note tool errors (read by the model: pinned)", () => {
         'Hint: Call note again with one of those ids, or with action "list".',
       code: "note_not_found",
     });
+  });
+
+  it("refuses an id that is not a note id, before it becomes a path", async () => {
+    await ok({ action: "create", title: "A", body: "" });
+    for (const action of ["read", "update", "delete"]) {
+      expect(await call({ action, id: "../../../NOTEDEL", append: "x" })).toMatchObject({
+        ok: false,
+        content:
+          'Error [note_not_found]: "../../../NOTEDEL" is not a note id (digits, a dash and a slug, such as 0003-patch-failed). Existing note ids: 0001-a.\n' +
+          'Hint: Call note again with one of those ids, or with action "list".',
+      });
+    }
+  });
+
+  it("does not follow ids a shipped index.json or front matter names outside the notes", async () => {
+    const outside = await mkdtemp(join(tmpdir(), "note-outside-"));
+    const victim = join(outside, "NOTEDEL.md");
+    await writeFile(victim, "keep\n");
+    const dir = join(cwd, ".agent", "notes");
+    await mkdir(dir, { recursive: true });
+    const meta = { title: "t", type: "general", tags: [], created_at: "c", updated_at: "u" };
+    const escape = relative(dir, join(outside, "NOTEDEL"));
+    await writeFile(
+      join(dir, "index.json"),
+      JSON.stringify({
+        next_number: 2,
+        notes: [
+          { id: escape, ...meta },
+          { id: "x", ...meta },
+        ],
+      }),
+    );
+    await writeFile(join(dir, "x.md"), `---\nid: ${relative(dir, join(outside, "PWN"))}\n---\nb\n`);
+    expect((await call({ action: "delete", id: escape })).ok).toBe(false);
+    expect((await call({ action: "read", id: escape })).ok).toBe(false);
+    expect((await call({ action: "update", id: "x", append: "y" })).ok).toBe(false);
+    expect(await ok({ action: "list" })).toBe("No notes.");
+    expect(await readFile(victim, "utf8")).toBe("keep\n");
+    expect(await readdir(outside)).toEqual(["NOTEDEL.md"]);
+    await rm(outside, { recursive: true, force: true });
   });
 
   it("refuses an update that changes nothing", async () => {

@@ -39,11 +39,9 @@ export async function lockFiles(
   }
 }
 
-/**
- * A lock is a file named after the path's hash, holding "pid host since", and
- * `wx` creates it only if nobody holds it. The lock of a process that is gone
- * (killed, crashed) is taken over; a live one is waited for, up to `waitMs`.
- */
+// A lock is a file named after the path's hash, holding "pid host since", and `wx` creates it only
+// if nobody holds it. The lock of a process that is gone (killed, crashed) is taken over; a live
+// one is waited for, up to `waitMs`.
 async function lockOne(folder: string, realPath: string, waitMs: number): Promise<string> {
   const lock = path.join(folder, `${sha256(realPath).slice(0, 32)}.lock`);
   const owner = `${process.pid} ${hostname()} ${new Date().toISOString()}`;
@@ -73,11 +71,9 @@ function isGone(holder: string): boolean {
   return host === hostname() && !isRunning(Number(pid));
 }
 
-/**
- * Two waiters may both find the lock dead, and the slower one would then
- * remove the lock the faster one has just taken. So the lock is renamed aside
- * and read again: if it is not the dead one any more, it is put back.
- */
+// Two waiters may both find the lock dead, and the slower one would then remove the lock the faster
+// one has just taken. So the lock is renamed aside and read again: if it is not the dead one any
+// more, it is put back.
 async function takeOver(lock: string, dead: string): Promise<void> {
   const aside = path.join(path.dirname(lock), tempName(lock));
   const moved = await rename(lock, aside).then(

@@ -20,11 +20,9 @@ export interface BackedUpSnapshot extends WorkspaceSnapshot {
   modes: Map<string, number>;
 }
 
-/**
- * Hashes the workspace and backs up each file it hashed (the same bytes). A full disk stops
- * here: a command undo could not reverse is not run. A file that cannot be backed up for
- * another reason (its backup's longer path is over the system's limit) is skipped instead.
- */
+// Hashes the workspace and backs up each file it hashed (the same bytes). A full disk stops
+// here: a command undo could not reverse is not run. A file that cannot be backed up for
+// another reason (its backup's longer path is over the system's limit) is skipped instead.
 export async function snapshotWithBackups(
   root: string,
   backupDir: string,
@@ -78,10 +76,8 @@ export async function recordCommandBackups(
   await recordInManifest(backupDir, runId, records, { replaces: unfinished });
 }
 
-/**
- * Before the command runs: every file backed up, as unchanged so far, in a group marked
- * `unfinished`. Should the harness be killed mid-command, undo finds the backups through it.
- */
+// Before the command runs: every file backed up, as unchanged so far, in a group marked
+// `unfinished`. Should the harness be killed mid-command, undo finds the backups through it.
 export async function recordUnfinished(
   backupDir: string,
   runId: string,

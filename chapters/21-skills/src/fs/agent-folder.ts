@@ -16,15 +16,17 @@ export class AgentFolderError extends Error {
   }
 }
 
-/** The real path of `<workspace>/.agent` (it may not exist yet); refuses a symlink there. */
+/** The real path of `<workspace>/.agent` (it may not exist yet); refuses a symlink there or in its folders. */
 export async function agentFolder(cwd: string): Promise<string> {
   const folder = path.join(await realpath(cwd), ".agent");
-  const stats = await lstat(folder).catch(() => undefined);
-  if (stats?.isSymbolicLink()) {
-    throw new AgentFolderError(
-      `${folder} is a symbolic link to ${await readlink(folder)}, so the agent's runs, backups and notes would be written there.`,
-      "Remove the link (a repository should not ship one) or replace it with a real folder, then run again.",
-    );
+  for (const name of ["", "runs", "backups", "notes", "locks"]) {
+    const link = path.join(folder, name);
+    if ((await lstat(link).catch(() => undefined))?.isSymbolicLink()) {
+      throw new AgentFolderError(
+        `${link} is a symbolic link to ${await readlink(link)}, so the agent's runs, backups and notes would be written there.`,
+        "Remove the link (a repository should not ship one) or replace it with a real folder, then run again.",
+      );
+    }
   }
   return folder;
 }

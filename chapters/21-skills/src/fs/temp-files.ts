@@ -3,14 +3,11 @@ import { lstat, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { isRunning } from "./process-alive.ts";
 
-/**
- * A process killed between staging a file and renaming it leaves its temp
- * file behind. So temp files name their process,
- * `.<file>.<pid>-<random>.agent-tmp`, and the first write of a process into a
- * folder removes the leftovers there: our names only, files only, and only
- * when their process is gone or they are an hour old (process ids are
- * reused). A temp file that is still being written is never touched.
- */
+// A process killed between staging a file and renaming it leaves its temp file behind. So temp
+// files name their process, `.<file>.<pid>-<random>.agent-tmp`, and the first write of a process
+// into a folder removes the leftovers there: our names only, files only, and only when their
+// process is gone or they are an hour old (process ids are reused). A temp file that is still
+// being written is never touched.
 const TEMP_NAME = /^\..*\.(\d+)-[0-9a-f]{12}\.agent-tmp$/;
 const AN_HOUR_MS = 60 * 60 * 1000;
 const swept = new Set<string>();

@@ -1,11 +1,12 @@
 import { lstat, readFile, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, posix } from "node:path";
+import { z } from "zod";
 import { agentFolder } from "../fs/agent-folder.ts";
 import { commitWrite, deleteFile, stageWrite } from "../fs/atomic-write.ts";
 import { MANIFEST_NAME } from "../patch/backups.ts";
 import { currentHash } from "../patch/commit-files.ts";
 import { lockFiles } from "../patch/file-locks.ts";
-import type { BackupManifest, BackupRecord } from "../patch/backups.ts";
+import type { BackupRecord } from "../patch/backups.ts";
 import { RunLedger, listRuns, runIdProblem } from "./run-ledger.ts";
 import { sha256 } from "../fs/file-hash.ts";
 import { visible } from "../terminal/visible-text.ts";
@@ -16,14 +17,10 @@ import { visible } from "../terminal/visible-text.ts";
 
 export interface UndoResult {
   runId: string;
-  // Modified or deleted by the run: the old bytes are back.
-  restored: string[];
-  // Created by the run: removed again.
-  removed: string[];
-  // Already as before the run (undone earlier, or put back by hand).
-  alreadyUndone: string[];
-  // Ledgers that could not be read while looking for the latest run: left out, not fatal.
-  damaged: string[];
+  restored: string[]; // modified or deleted by the run: the old bytes are back
+  removed: string[]; // created by the run: removed again
+  alreadyUndone: string[]; // already as before the run (undone earlier, or put back by hand)
+  damaged: string[]; // left out, not fatal: unreadable ledgers, entries in .git/ or .agent/
 }
 
 export class UndoRefusedError extends Error {
@@ -36,25 +33,29 @@ export class UndoRefusedError extends Error {
 // What one run did to one file, folded over all its patches.
 interface FileChange {
   path: string;
-  // Hash before the run's first write; null when the run created the file.
-  original: string | null;
-  // Where the original bytes are, relative to the backup folder.
-  backup: string | null;
-  // Hash after the run's last write; null when the run deleted the file.
-  final: string | null;
-  // Its permission bits before the run, when a command recorded them.
-  mode?: number;
+  original: string | null; // hash before the run's first write; null if the run created the file
+  backup: string | null; // where the original bytes are, relative to the backup folder
+  final: string | null; // hash after the run's last write; null if the run deleted the file
+  mode?: number; // its permission bits before the run, when a command recorded them
   // A command that may have changed it never finished (the harness was killed mid-command).
   unfinished?: boolean;
 }
 
 type Plan = { change: FileChange; action: "restore" | "remove" | "skip"; bytes?: Buffer };
 
+// The manifest is a file on disk like any other (a cloned repository can ship one): checked first.
+const Hash = z.string().nullable();
+const Entry = z.object({ path: z.string(), previous_sha256: Hash, backup: Hash, sha256: Hash });
+const Mode = z.int().transform((m) => m & 0o777); // permission bits: never setuid, setgid, sticky
+const Moded = Entry.extend({ mode: Mode.optional() }); // a command's entry records the mode
+const Group = z.object({ files: z.array(Moded), unfinished: z.string().optional() });
+const Manifest = z.object({ patches: z.array(Group) });
+
 // Undoes `runId`, or by default the latest run that changed files and was not undone yet.
 export async function undoRun(cwd: string, runId?: string): Promise<UndoResult> {
   const damaged: string[] = [];
   const id = runId ?? (await latestUndoableRun(cwd, damaged));
-  const changes = await readChanges(cwd, id);
+  const changes = await readChanges(cwd, id, damaged);
   await refuseIfUndone(cwd, id);
   // The workspace's real path, which the writers check folders against; never a symlinked .agent/.
   const folder = await agentFolder(cwd).catch((error: Error) => {
@@ -126,22 +127,33 @@ async function latestUndoableRun(cwd: string, damaged: string[]): Promise<string
   return candidate.runId;
 }
 
-async function readChanges(cwd: string, runId: string): Promise<FileChange[]> {
+async function readChanges(cwd: string, runId: string, leftOut: string[]): Promise<FileChange[]> {
   const problem = runIdProblem(runId);
   if (problem) throw new UndoRefusedError(problem);
   const manifestPath = join(cwd, ".agent", "backups", runId, MANIFEST_NAME);
-  let manifest: BackupManifest;
+  let manifest: unknown;
   try {
-    manifest = JSON.parse(await readFile(manifestPath, "utf8")) as BackupManifest;
+    manifest = JSON.parse(await readFile(manifestPath, "utf8"));
   } catch {
     throw new UndoRefusedError(
       `Cannot undo run ${runId}: ${manifestPath} is missing or unreadable, so there are no backups to restore from. Check the run id (the files in .agent/runs/ are named after them).`,
     );
   }
+  const parsed = Manifest.safeParse(manifest);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UndoRefusedError(
+      `Cannot undo run ${runId}: ${manifestPath} is not a backup manifest (${issue?.path.join(".") || "(root)"}: ${issue?.message}). Nothing was undone.`,
+    );
+  }
   const byPath = new Map<string, FileChange>();
-  const records = manifest.patches.flatMap((group) => group.files.map((r) => ({ ...r, group })));
+  const records = parsed.data.patches.flatMap((group) => group.files.map((r) => ({ ...r, group })));
   for (const record of records) {
     const path = safeRelative(record, manifestPath);
+    if (/^\.(git|agent)(\/|$)/i.test(path)) {
+      leftOut.push(`Left out ${path}: undo never writes in .git/ or .agent/ (hooks run code).`);
+      continue;
+    }
     const seen = byPath.get(path);
     // The first record holds the bytes from before the run; the last, what the run left.
     if (seen) seen.final = record.sha256;
@@ -237,7 +249,7 @@ async function linkOnTheWay(root: string, path: string): Promise<string | undefi
 // A restored file keeps the permissions it has now (an executable script stays executable).
 async function currentMode(path: string): Promise<number | undefined> {
   return stat(path).then(
-    (info) => info.mode & 0o7777,
+    (info) => info.mode & 0o777, // never setuid, setgid or sticky
     () => undefined,
   );
 }

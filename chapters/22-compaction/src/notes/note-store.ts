@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { z } from "zod";
 import { agentFolder } from "../fs/agent-folder.ts";
 import { sweepStaleTemps, tempName } from "../fs/temp-files.ts";
-import { NoteMeta, parseNote, serializeNote } from "./note.ts";
+import { NOTE_ID, NoteMeta, parseNote, serializeNote } from "./note.ts";
 import type { Note, NoteType } from "./note.ts";
 
 // Notes live in `<workspace>/.agent/notes/<id>.md`. The Markdown files are
@@ -55,6 +55,18 @@ export class NoteNotFoundError extends Error {
         : `Note "${id}" not found. Existing note ids: ${existing.join(", ")}.`,
     );
     this.name = "NoteNotFoundError";
+  }
+}
+
+// An id is a file name: one that is not shaped as `create` makes them never reaches a path.
+export class BadNoteIdError extends NoteNotFoundError {
+  constructor(id: string, existing: string[]) {
+    super(id, existing);
+    this.message = `"${id}" is not a note id (digits, a dash and a slug, such as 0003-patch-failed). ${
+      existing.length === 0
+        ? "There are no notes yet."
+        : `Existing note ids: ${existing.join(", ")}.`
+    }`;
   }
 }
 
@@ -181,7 +193,8 @@ export class NoteStore {
 
   private async readFile(meta: NoteMeta): Promise<Note> {
     const path = this.fileOf(meta.id);
-    return parseNote(await readFile(path, "utf8"), path);
+    // The file name is the id: a front matter naming another file cannot redirect an update.
+    return { ...parseNote(await readFile(path, "utf8"), path), id: meta.id };
   }
 
   private fileOf(id: string): string {
@@ -194,6 +207,8 @@ export class NoteStore {
   }
 
   private async loadIndex(): Promise<NoteIndex> {
+    // A symlinked .agent/ or .agent/notes would put the notes outside the workspace.
+    await agentFolder(this.cwd);
     try {
       const parsed = NoteIndex.safeParse(
         JSON.parse(await readFile(join(this.dir, "index.json"), "utf8")),
@@ -208,7 +223,10 @@ export class NoteStore {
   private async rebuildIndex(): Promise<NoteIndex> {
     let names: string[] = [];
     try {
-      names = (await readdir(this.dir)).filter((name) => name.endsWith(".md")).sort();
+      // An index.json holding an id that is not a note id failed NoteIndex: only files named as
+      // notes are read back, so a shipped `../x.md` entry or file never becomes a note.
+      const isNote = (name: string) => name.endsWith(".md") && NOTE_ID.test(name.slice(0, -3));
+      names = (await readdir(this.dir)).filter(isNote).sort();
     } catch {
       return { next_number: 1, notes: [] };
     }
@@ -227,8 +245,7 @@ export class NoteStore {
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
-    // A symlinked .agent/ would put the notes outside the workspace.
-    const result = this.queue.then(() => agentFolder(this.cwd)).then(work);
+    const result = this.queue.then(work);
     this.queue = result.catch(() => undefined);
     return result;
   }
@@ -237,6 +254,12 @@ export class NoteStore {
 // Accepts the full id, or just its number ("3" or "0003"): models shorten ids.
 function resolveId(id: string, index: NoteIndex): NoteMeta {
   const wanted = id.trim().replace(/\.md$/, "");
+  if (!NOTE_ID.test(wanted) && !/^\d+$/.test(wanted)) {
+    throw new BadNoteIdError(
+      id,
+      index.notes.map((meta) => meta.id),
+    );
+  }
   const exact = index.notes.find((meta) => meta.id === wanted);
   if (exact) return exact;
   if (/^\d+$/.test(wanted)) {

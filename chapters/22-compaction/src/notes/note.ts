@@ -26,8 +26,12 @@ export const NOTE_TYPES = [
 export const NoteType = z.enum(NOTE_TYPES);
 export type NoteType = z.infer<typeof NoteType>;
 
+// The shape `NoteStore.create` gives ids. An id becomes a file name, so one from index.json, front
+// matter or the model that is anything else (`../../x`) is refused before it reaches a path.
+export const NOTE_ID = /^\d{4,}-[a-z0-9-]+$/;
+
 export const NoteMeta = z.object({
-  id: z.string(),
+  id: z.string().regex(NOTE_ID, "not a note id (digits, a dash and a slug: 0003-patch-failed)"),
   title: z.string(),
   type: NoteType,
   tags: z.array(z.string()),

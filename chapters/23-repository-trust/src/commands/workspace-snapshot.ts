@@ -88,7 +88,7 @@ export async function snapshotWorkspace(
     if (!read.bytes) return void snapshot.skipped.add(relative); // over a cap
     total += read.bytes.length;
     snapshot.hashes.set(relative, sha256(read.bytes));
-    await onFile?.(relative, read.bytes, read.stats.mode & 0o7777);
+    await onFile?.(relative, read.bytes, read.stats.mode & 0o777);
   };
   for (const relative of new Set([...ALWAYS_TRACKED, ...tracked])) await hashFile(relative, false);
   for await (const relative of walkOrStop(root, snapshot)) await hashFile(relative, true);
