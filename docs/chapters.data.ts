@@ -3,9 +3,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DOCS_DIR, listSiteChapters, type SiteChapter } from "./.vitepress/chapters.ts";
+import { chapterTimes, type PageTimes } from "./.vitepress/page-facts.ts";
 
 export interface ChapterSummary extends SiteChapter {
   description: string;
+  /** How long its page takes to read and to build along (page-facts.ts); none without a page. */
+  times?: PageTimes;
 }
 
 declare const data: ChapterSummary[];
@@ -18,11 +21,12 @@ function pageDescription(slug: string): string {
 }
 
 export default {
-  watch: ["../chapters/*/chapter.json", "./chapters/*.md"],
+  watch: ["../chapters/*/chapter.json", "./chapters/*.md", "./outputs/**"],
   load(): ChapterSummary[] {
     return listSiteChapters().map((chapter) => ({
       ...chapter,
       description: chapter.hasPage ? pageDescription(chapter.slug) : "",
+      ...(chapter.hasPage ? { times: chapterTimes(chapter.slug) } : {}),
     }));
   },
 };

@@ -1,8 +1,12 @@
 import { defineConfig, type DefaultTheme } from "vitepress";
-import { listSiteChapters, type SiteChapter } from "./chapters.ts";
+import { DOCS_DIR, listSiteChapters, type SiteChapter } from "./chapters.ts";
 import { writeChapterDiffs } from "./chapter-diffs.ts";
 import { codeImportPlugin } from "./code-import.ts";
 import { pageBlocksPlugin } from "./page-blocks.ts";
+import { chapterHeaderPlugin } from "./chapter-header.ts";
+import { writeCodeArchives } from "./code-archive.ts";
+import { codeFragmentsDevPlugin, writeCodeFragments } from "./code-files.ts";
+import { diagramPlugin } from "./diagrams.ts";
 
 const chapters = listSiteChapters();
 // Before any page is rendered: the pages include these files with `<<< @/generated/NN.diff`.
@@ -33,19 +37,32 @@ export default defineConfig({
   // docs/README.md is for contributors; outputs/*.md are captures that pages include, not pages.
   srcExclude: ["README.md", "outputs/**"],
   head: [["link", { rel: "icon", type: "image/svg+xml", href: "/favicon.svg" }]],
-  // Chapter pages use the whole column for code (100 columns at 1280 px): their outline is in the
-  // "On this page" menu instead of a side column.
-  transformPageData(pageData) {
-    if (pageData.relativePath.startsWith("chapters/")) pageData.frontmatter.aside ??= false;
-  },
+  // Every page has its outline: at 1280 px and wider in the column beside the text (VitePress's
+  // aside), narrower in the "On this page" menu under the top bar. A chapter page is 20,000 px
+  // tall and more: without the outline a reader cannot see where they are in it. Code wraps in
+  // the narrower column instead of scrolling (custom.css).
   markdown: {
     config: (md) => {
       codeImportPlugin(md);
       pageBlocksPlugin(md);
+      chapterHeaderPlugin(md);
+      diagramPlugin(md);
     },
   },
+  // The code, from the site: the repository as an archive, and each chapter's files as fragments
+  // for its file browser (/code/NN-slug).
+  async buildEnd(siteConfig) {
+    const started = performance.now();
+    const archives = writeCodeArchives(siteConfig.outDir).length;
+    const fragments = await writeCodeFragments(siteConfig);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    console.log(`  ${archives} code archives and ${fragments} highlighted files in ${seconds} s`);
+  },
   // A chapter page carries its whole diff, so its chunk is large by design; no warning for that.
-  vite: { build: { chunkSizeWarningLimit: 2000 } },
+  vite: {
+    build: { chunkSizeWarningLimit: 2000 },
+    plugins: [codeFragmentsDevPlugin(DOCS_DIR)],
+  },
   themeConfig: {
     logo: "/favicon.svg",
     search: { provider: "local" },

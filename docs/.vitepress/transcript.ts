@@ -107,6 +107,27 @@ const LEGEND: Array<[LineKind, string]> = [
   ["diff-add", "diff"],
 ];
 
+/**
+ * Under a run of chapter 13 or later that reports token counts: why a reader's run counts
+ * differently. From chapter 13 the system prompt holds the workspace's path (the capture ran in a
+ * scratch folder, shown as the reader's clone), the date and the git state, so the same run
+ * elsewhere counts a few tokens more or fewer per request (chapter 14's break-it run: 27,515
+ * captured, 27,613 on a reader's machine). The counts shown are the capture's own: rewriting
+ * them would show numbers no run printed.
+ */
+export const TOKEN_NOTE =
+  "Token counts are this capture's. From chapter 13 on, every request's system prompt holds the " +
+  "workspace's path, the date and the git state, so the same run on your machine counts a few " +
+  "tokens more or fewer per request.";
+
+const REPORTS_TOKENS = /^(tokens: \d+ in|context: .*\btokens\b)/m;
+const PROMPT_WITH_PATH_FROM = 13;
+
+function needsTokenNote(text: string): boolean {
+  const chapter = Number(/^\$ .*?pnpm chapter (\d+)/.exec(text)?.[1] ?? 0);
+  return chapter >= PROMPT_WITH_PATH_FROM && REPORTS_TOKENS.test(text);
+}
+
 /** The HTML of a captured run: a legend of the kinds it has, then one span per line. */
 export function renderTranscript(text: string): string {
   const lines = text.replace(/\n$/, "").split("\n");
@@ -120,6 +141,8 @@ export function renderTranscript(text: string): string {
     .join("\n");
   return (
     `<div class="transcript-run"><div class="transcript-legend">${legend}</div>` +
-    `<pre class="transcript-lines"><code>${body}</code></pre></div>\n`
+    `<pre class="transcript-lines"><code>${body}</code></pre>` +
+    (needsTokenNote(text) ? `<p class="transcript-note">${TOKEN_NOTE}</p>` : "") +
+    `</div>\n`
   );
 }

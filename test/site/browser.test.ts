@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { findBrowser } from "../support/find-browser.ts";
-import { DIST_DIR, ensureSiteBuilt } from "./site-build.ts";
+import { DIST_DIR, ensureSiteBuilt, SITE_BUILD_TIMEOUT_MS } from "./site-build.ts";
 import { serveStatic, type StaticServer } from "./static-server.ts";
 import { ROOT, sitePages } from "./site-pages.ts";
 
@@ -70,7 +70,7 @@ beforeAll(async () => {
   browser = await launching;
   server = await serveStatic(DIST_DIR);
   mkdirSync(SCREENSHOTS, { recursive: true });
-}, 300_000);
+}, SITE_BUILD_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();

@@ -5,7 +5,15 @@
 // built again. A fresh clone, CI included, always builds.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join, relative, sep } from "node:path";
 import { promisify } from "node:util";
 import { DOCS_DIR, ROOT } from "./site-pages.ts";
@@ -14,7 +22,15 @@ export const DIST_DIR = join(DOCS_DIR, ".vitepress", "dist");
 const STAMP = join(DIST_DIR, ".inputs-sha256");
 const INPUTS = ["docs", "chapters", "scripts", "shared", "package.json", "pnpm-lock.yaml"];
 // What a build writes or never reads: its outputs, caches, installed packages, agent runs.
-const NOT_INPUTS = new Set(["node_modules", "dist", "cache", "generated", ".agent"]);
+// The build lock (below) too: it holds the pid of the process that is building.
+const NOT_INPUTS = new Set([
+  "node_modules",
+  "dist",
+  "cache",
+  "generated",
+  ".agent",
+  ".site-build.lock",
+]);
 
 /** One hash over the paths and bytes of every file a site build reads. */
 export function siteInputsHash(root = ROOT): string {
@@ -42,14 +58,67 @@ export function siteInputsHash(root = ROOT): string {
   return hash.digest("hex");
 }
 
+// Several test files need the built site (browser.test.ts, reader-aids.test.ts,
+// code-archive.test.ts) and run in parallel workers: one builds while the others wait, since two
+// builds into one dist/ would break each other. The lock is a folder (mkdir is atomic) holding the
+// builder's pid: a lock whose process is gone (a run that was killed) is taken over at once, and
+// one older than any build, in case the pid was reused.
+const LOCK = join(DOCS_DIR, ".vitepress", ".site-build.lock");
+/**
+ * How long a test file's beforeAll may wait for the built site: a build, 1 to 8 minutes on a
+ * loaded two-core machine, plus waiting for another file's build to finish.
+ */
+export const SITE_BUILD_TIMEOUT_MS = 20 * 60_000;
+const STALE_LOCK_MS = 20 * 60_000;
+
+function lockIsStale(): boolean {
+  const age = Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+  if (age > STALE_LOCK_MS) return true;
+  const pidFile = join(LOCK, "pid");
+  const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : 0;
+  if (!Number.isInteger(pid) || pid <= 0) return age > 5_000; // still being written
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+async function withBuildLock<T>(work: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      writeFileSync(join(LOCK, "pid"), String(process.pid));
+      break;
+    } catch {
+      let stale = false;
+      try {
+        stale = lockIsStale();
+      } catch {
+        // The lock went away while we looked: try again.
+      }
+      if (stale) rmSync(LOCK, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
 /** Builds the site unless the last successful build read exactly these inputs. */
 export async function ensureSiteBuilt(): Promise<"built" | "up to date"> {
-  const inputs = siteInputsHash();
-  if (existsSync(STAMP) && readFileSync(STAMP, "utf8") === inputs) return "up to date";
-  await promisify(execFile)("pnpm", ["docs:build"], {
-    cwd: ROOT,
-    maxBuffer: 16 * 1024 * 1024,
+  return withBuildLock(async () => {
+    const inputs = siteInputsHash();
+    if (existsSync(STAMP) && readFileSync(STAMP, "utf8") === inputs) return "up to date";
+    await promisify(execFile)("pnpm", ["docs:build"], {
+      cwd: ROOT,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    writeFileSync(STAMP, inputs);
+    return "built";
   });
-  writeFileSync(STAMP, inputs);
-  return "built";
 }
