@@ -27,12 +27,14 @@ export function markdownSources(dir = DOCS_DIR): string[] {
 }
 
 export function sitePages(): SitePage[] {
-  return markdownSources()
-    // A dynamic route (docs/code/[chapter].md: one page per chapter's files) is no page itself;
-    // browser.test.ts visits the pages it makes on its own.
-    .filter((source) => source !== "README.md" && !source.includes("["))
-    .map((source) => ({
-      source,
-      urlPath: source === "index.md" ? "/" : `/${source.replace(/\.md$/, ".html")}`,
-    }));
+  return (
+    markdownSources()
+      // A dynamic route (docs/code/[chapter].md: one page per chapter's files) is no page itself;
+      // browser.test.ts visits the pages it makes on its own.
+      .filter((source) => source !== "README.md" && !source.includes("["))
+      .map((source) => ({
+        source,
+        urlPath: source === "index.md" ? "/" : `/${source.replace(/\.md$/, ".html")}`,
+      }))
+  );
 }
