@@ -48,7 +48,7 @@ export function expandBlocks(slug: string, markdown: string): string {
     .replace(NOT_SHOWN_BLOCK, (all: string) => renderNotShown(slug, notShownItems(all)));
 }
 
-/** "docs/chapters/07-hash-guard.md" -> "07-hash-guard"; undefined for other pages. */
+/** "docs/chapters/11-hash-guard.md" -> "11-hash-guard"; undefined for other pages. */
 export function pageChapter(relativePath: string): string | undefined {
   const match = /^chapters\/([^/]+)\.md$/.exec(relative(".", relativePath).split(sep).join("/"));
   return match?.[1];

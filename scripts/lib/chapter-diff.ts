@@ -64,7 +64,7 @@ export function diffStat(
     if (header) {
       const [from, to] = [header[1]!, header[2]!];
       const kind = from === "/dev/null" || !exists(from) ? "A" : !exists(to) ? "D" : "M";
-      // Show paths inside the chapter: "chapters/09-multi-file-patches/src/main.ts" -> "src/main.ts".
+      // Show paths inside the chapter: "chapters/13-multi-file-patches/src/main.ts" -> "src/main.ts".
       files.push({ kind, path: to.replace(/^chapters\/[^/]+\//, ""), added: 0, removed: 0 });
     } else if (current === undefined) {
       continue;

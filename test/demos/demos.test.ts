@@ -29,7 +29,7 @@ const withPrevious = owners
       pair.previous !== undefined && loadScenario(pair.owner.slug).previous !== undefined,
   );
 const quiet = { write: () => {} };
-// A scenario is a real run of a chapter as a child process; chapter 15's makes fifty model calls.
+// A scenario is a real run of a chapter as a child process; chapter 19's makes fifty model calls.
 // On a loaded two-core machine (the whole suite runs beside it) that can take over 30 s.
 const RUN_TIMEOUT = 120_000;
 
@@ -64,12 +64,12 @@ describe("scenario files", () => {
   });
 
   test("every chapter after the first can run its scenario on the chapter before, or says why not", () => {
-    // Only chapter 2's scenario (a conversation) has no run on chapter 1, which answers one question.
+    // Only chapter 6's scenario (a conversation) has no run on chapter 1, which answers one question.
     const withoutPrevious = owners
       .slice(1)
       .filter((c) => loadScenario(c.slug).previous === undefined)
       .map((c) => c.slug);
-    expect(withoutPrevious).toEqual(["02-context"]);
+    expect(withoutPrevious).toEqual(["06-context-budget"]);
   });
 
   test("a scenario with a typo or a missing part is refused, with every problem named", () => {

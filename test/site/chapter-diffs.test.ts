@@ -44,7 +44,7 @@ describe("pnpm diff", () => {
   test("a PATH naming one file gets the same summary and header as a folder's files", async () => {
     const stdout = await pnpmDiff("5", "6", "src/patch/patch-types.ts");
     expect(stdout).toMatch(
-      /^M src\/patch\/patch-types\.ts +\+\d+\n1 file changed, \d+ lines added, 0 removed\n\ndiff -ruN chapters\/05-patch-format\/src\/patch\/patch-types\.ts chapters\/06-finding-hunks\/src\/patch\/patch-types\.ts\n--- /,
+      /^M src\/patch\/patch-types\.ts +\+\d+\n1 file changed, \d+ lines added, 0 removed\n\ndiff -ruN chapters\/09-patch-format\/src\/patch\/patch-types\.ts chapters\/10-finding-hunks\/src\/patch\/patch-types\.ts\n--- /,
     );
   });
 
@@ -68,7 +68,7 @@ describe("pnpm diff", () => {
     for (const section of sections) {
       // Only the path asked for, and headers without diff's flags or file times.
       expect(section).toMatch(
-        /^diff -ruN chapters\/05-patch-format\/src\/patch\/\S+ chapters\/06-finding-hunks\/src\/patch\/\S+\n--- \S+\n\+\+\+ \S+\n@@ /,
+        /^diff -ruN chapters\/09-patch-format\/src\/patch\/\S+ chapters\/10-finding-hunks\/src\/patch\/\S+\n--- \S+\n\+\+\+ \S+\n@@ /,
       );
     }
   });
