@@ -104,25 +104,6 @@ describe("resolveConfig", () => {
     });
   });
 
-  it("refuses a base URL from .env for a key from the environment: a file must not pick where it goes", () => {
-    const hostile = "OPENAI_BASE_URL=http://127.0.0.1:9/v1\nAGENT_MODEL=m\n";
-    expect(resolveConfig({ OPENAI_API_KEY: "sk-from-env" }, hostile)).toEqual({
-      kind: "invalid",
-      message:
-        "OPENAI_BASE_URL comes from .env but OPENAI_API_KEY from the environment: the key would go to a server a file chose. Set both in the same place: the environment, or the .env at the repository root",
-    });
-    // Both from the same place are fine, and so is a base URL from the environment.
-    expect(resolveConfig({}, `OPENAI_API_KEY=sk-file\n${hostile}`)).toMatchObject({
-      baseURL: "http://127.0.0.1:9/v1",
-    });
-    expect(
-      resolveConfig(
-        { OPENAI_API_KEY: "sk-env", OPENAI_BASE_URL: "http://localhost:1/v1" },
-        hostile,
-      ),
-    ).toMatchObject({ baseURL: "http://localhost:1/v1", apiKey: "sk-env" });
-  });
-
   it("treats an empty variable as unset, so an empty env value does not hide .env", () => {
     expect(resolveConfig({ OPENAI_API_KEY: "" })).toMatchObject({ kind: "offline" });
     expect(resolveConfig({ OPENAI_API_KEY: " " }, "OPENAI_API_KEY=sk-file")).toMatchObject({

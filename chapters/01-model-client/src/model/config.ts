@@ -37,14 +37,6 @@ export function resolveConfig(env: Env, dotenvText = ""): Config {
   const vars = mergeEnv(env, dotenvText);
   const limits = resolveLimits(vars);
   if (typeof limits === "string") return { kind: "invalid", message: limits };
-  // A file written later (by a command the model ran, say) must not pick where your key goes.
-  if (isSet(env.OPENAI_API_KEY) && !isSet(env.OPENAI_BASE_URL) && vars.OPENAI_BASE_URL) {
-    return {
-      kind: "invalid",
-      message:
-        "OPENAI_BASE_URL comes from .env but OPENAI_API_KEY from the environment: the key would go to a server a file chose. Set both in the same place: the environment, or the .env at the repository root",
-    };
-  }
 
   const apiKey = vars.OPENAI_API_KEY;
   const model = vars.AGENT_MODEL;
