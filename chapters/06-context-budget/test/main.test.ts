@@ -77,7 +77,7 @@ describe("chapter 06 main", () => {
     ]);
     const notes = result.stderr.trim().split("\n");
     expect(notes).toHaveLength(2);
-    for (const line of notes) expect(line).toMatch(/^tokens: \d+ in \(we counted \d+\), \d+ out$/);
+    for (const line of notes) expect(line).toMatch(/^tokens: \d+ in, \d+ out$/);
   });
 
   it("runs one turn for a question in argv, offline when nothing is configured", async () => {
@@ -86,14 +86,6 @@ describe("chapter 06 main", () => {
     expect(result.stdout).toContain('You asked: "What is a monorepo?"');
     expect(result.stderr.split("\n")[0]).toBe(
       "offline: no model configured (OPENAI_API_KEY / OPENAI_BASE_URL unset) — answers come from a scripted demo",
-    );
-  });
-
-  it("exits 1 with one line on a bad context budget", async () => {
-    const result = await runMain(["hi"], { env: { AGENT_CONTEXT_TOKENS: "lots" } });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toBe(
-      'error: AGENT_CONTEXT_TOKENS must be a whole number >= 1, got "lots" (default 32000)\n',
     );
   });
 

@@ -1,7 +1,7 @@
-// Chapter 08: the model can look at a repository through tools.
-//   pnpm chapter 8 -- "question about the repo" [--repo PATH]
-// Without --repo it works on a scratch copy of the demo repository.
-import { rm, stat } from "node:fs/promises";
+// Chapter 08: the model finds its way in a repository: list_files and search_text.
+//   pnpm chapter 8 -- "what to change" [--repo PATH]
+// Without --repo it works on a scratch copy of the demo repository (kept, so you can look).
+import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -16,19 +16,22 @@ import { visible } from "./terminal/visible-text.ts";
 import { describeModelError, isAbort } from "./model/model-errors.ts";
 import { toolCallLine } from "./tools/tool-call-line.ts";
 import { answerWithTools, DEFAULT_MAX_ROUNDS } from "./tools/tool-round-trip.ts";
+import { editFileTool } from "./tools/edit-file.ts";
+import type { ToolCallRequest, ToolCallResult } from "./tools/run-tool-call.ts";
 import { workspaceTools } from "./tools/workspace-tools.ts";
 
-const USAGE = 'usage: pnpm chapter 8 -- "question about the repository" [--repo PATH]';
-const DEFAULT_QUESTION = "What is this repository, and how is it organised?";
+const USAGE = 'usage: pnpm chapter 8 -- "what to change" [--repo PATH]';
+const DEFAULT_TASK = "The total with a coupon is wrong. Find the bug and fix it.";
 
 export const SYSTEM_PROMPT =
   "You are a coding assistant working in a software repository, the workspace. " +
-  "Use the tools to look at its files before you answer; do not guess what a file contains. " +
-  "Paths are relative to the workspace root. Answer concisely.";
+  "Use the tools to look at files; read a file in full with read_file before you change it. " +
+  "Make the smallest change that does the job. Paths are relative to the workspace root. " +
+  "When done, say briefly what you changed.";
 
 /** Runs the program; returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  let args: { question: string; repo: string | undefined };
+  let args: { task: string; repo: string | undefined };
   try {
     args = parseCommandLine(argv);
   } catch (error) {
@@ -52,7 +55,7 @@ export async function main(argv: string[]): Promise<number> {
       `workspace: ${workspace}${args.repo ? "" : " (scratch copy of the demo repository)"}`,
     ) + "\n",
   );
-  const endpoint = await openEndpoint(config, "explain-repo");
+  const endpoint = await openEndpoint(config, "fix-bug-edit");
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once("SIGINT", onSigint);
@@ -67,9 +70,9 @@ export async function main(argv: string[]): Promise<number> {
       model: endpoint.model,
       conversation: addMessages(startConversation(SYSTEM_PROMPT), {
         role: "user",
-        content: args.question,
+        content: args.task,
       }),
-      tools: workspaceTools,
+      tools: [...workspaceTools, editFileTool],
       context: { cwd: workspace, signal: controller.signal },
       contextTokens: config.contextTokens,
       maxRetries: endpoint.maxRetries,
@@ -79,7 +82,7 @@ export async function main(argv: string[]): Promise<number> {
       },
       onToolCall: (call, outcome) => {
         endLine();
-        process.stdout.write(toolCallLine(call, outcome) + "\n");
+        process.stdout.write(describeToolCall(call, outcome) + "\n");
       },
       onNotice: (line) => {
         endLine();
@@ -89,7 +92,7 @@ export async function main(argv: string[]): Promise<number> {
     endLine();
     if (result.answer === null) {
       printError(
-        `stopped after ${DEFAULT_MAX_ROUNDS} model calls: the model still wanted more tools. Ask a narrower question.`,
+        `stopped after ${DEFAULT_MAX_ROUNDS} model calls: the model still wanted more tools. Ask for a smaller change.`,
       );
       return 1;
     }
@@ -97,6 +100,8 @@ export async function main(argv: string[]): Promise<number> {
       ? `tokens: ${result.usage.prompt} in, ${result.usage.completion} out over ${result.rounds} model calls`
       : "tokens: not reported by the server";
     process.stderr.write(color.dim(usage) + "\n");
+    if (!args.repo)
+      process.stderr.write(color.dim(`see for yourself: cd ${workspace} && node check.mjs`) + "\n");
     return 0;
   } catch (error) {
     endLine();
@@ -113,22 +118,27 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     process.off("SIGINT", onSigint);
     await endpoint.close();
-    // Nothing in this chapter writes, so the scratch copy has nothing to show.
-    if (!args.repo) await rm(workspace, { recursive: true, force: true });
   }
 }
 
-function parseCommandLine(argv: string[]): { question: string; repo: string | undefined } {
+/** edit_file's answer already says what happened; other tools get the usual line. */
+function describeToolCall(call: ToolCallRequest, outcome: ToolCallResult): string {
+  // An edit answers with one line when it is done; a refusal gets the usual line.
+  if (call.function.name !== "edit_file" || !outcome.ok) return toolCallLine(call, outcome);
+  return `${color.cyan("→ edit_file")}  ${color.green(visible(outcome.content))}`;
+}
+
+function parseCommandLine(argv: string[]): { task: string; repo: string | undefined } {
   const { values, positionals } = parseArgs({
     args: argv,
     options: { repo: { type: "string" } },
     allowPositionals: true,
   });
-  const question = positionals.join(" ").trim();
+  const task = positionals.join(" ").trim();
   // pnpm runs scripts from the monorepo root; INIT_CWD is where the person typed the command.
   const repo =
     values.repo === undefined ? undefined : resolve(process.env.INIT_CWD ?? "", values.repo);
-  return { question: question === "" ? DEFAULT_QUESTION : question, repo };
+  return { task: task === "" ? DEFAULT_TASK : task, repo };
 }
 
 async function isFolder(path: string): Promise<boolean> {

@@ -25,7 +25,7 @@ const DEFAULT_TASK = "The total with a coupon is wrong. Find the bug and fix it.
 
 export const SYSTEM_PROMPT =
   "You are a coding assistant working in a software repository, the workspace. " +
-  "Use the tools to look at files; read a file in full with read_file before you change it with apply_patch. " +
+  "Use the tools to look at files; read a file in full with read_file before you change it. " +
   "Make the smallest change that does the job. Paths are relative to the workspace root. " +
   "When done, say briefly what you changed.";
 

@@ -1,5 +1,5 @@
 import type OpenAI from "openai";
-import { ContextBudgetError, droppedLine, fitToBudget } from "./context-budget.ts";
+import { ContextBudgetError } from "./context-budget.ts";
 import {
   addMessages,
   requestMessages,
@@ -9,17 +9,25 @@ import {
 import type { ModelEndpoint } from "../model/model-endpoint.ts";
 import { describeModelError, isAbort } from "../model/model-errors.ts";
 import { visible } from "../terminal/visible-text.ts";
-import type { ChatResult } from "../model/stream-assembler.ts";
-import { streamWithRetry } from "../model/stream-with-retry.ts";
+import type { AnyTool } from "../tools/define-tool.ts";
+import { toolCallLine } from "../tools/tool-call-line.ts";
+import {
+  answerWithTools,
+  DEFAULT_MAX_ROUNDS,
+  type ToolRoundTripResult,
+} from "../tools/tool-round-trip.ts";
 import { countRequestTokens } from "./token-counter.ts";
 
 export interface ChatOptions {
   client: OpenAI;
   endpoint: ModelEndpoint;
   contextTokens: number;
+  /** What the model may call, and the folder those tools work in. */
+  tools: readonly AnyTool[];
+  workspace: string;
   /** Each line is one turn (or a command). The chat ends when the lines do (Ctrl-D, end of pipe). */
   lines: AsyncIterable<string> | Iterable<string>;
-  /** Answer text, as it streams (stdout). */
+  /** Answer text, as it streams, and one line per tool call (stdout). */
   write: (text: string) => void;
   /** One-line notices: usage, dropped context, errors (stderr). */
   note: (line: string) => void;
@@ -66,57 +74,61 @@ export async function runChat(options: ChatOptions): Promise<number> {
   return 0;
 }
 
-/** One question and its answer. A failed turn leaves the conversation as it was. */
+/** One question, its tool calls and its answer, kept for follow-ups; a failed turn keeps none. */
 async function runTurn(
   conversation: Conversation,
   question: string,
   options: ChatOptions,
 ): Promise<TurnOutcome> {
   const { client, endpoint, contextTokens, write, note } = options;
-  let fitted;
-  try {
-    fitted = fitToBudget(
-      addMessages(conversation, { role: "user", content: question }),
-      contextTokens,
-    );
-  } catch (error) {
-    if (!(error instanceof ContextBudgetError)) throw error;
-    note(`error: ${error.message}`);
-    return { kind: "failed" };
-  }
-  const dropped = droppedLine(fitted.dropped, contextTokens);
-  if (dropped !== undefined) note(dropped);
-
   const controller = new AbortController();
   options.onAbortable?.(() => controller.abort());
-  let shownText = false;
+  let lineOpen = false; // streamed text not yet ended by a newline
+  const endLine = () => {
+    if (lineOpen) write("\n");
+    lineOpen = false;
+  };
   try {
-    const result = await streamWithRetry({
+    const result = await answerWithTools({
       client,
       model: endpoint.model,
-      messages: requestMessages(fitted.conversation),
+      conversation: addMessages(conversation, { role: "user", content: question }),
+      tools: options.tools,
+      context: { cwd: options.workspace, signal: controller.signal },
+      contextTokens,
       maxRetries: endpoint.maxRetries,
-      signal: controller.signal,
       onText: (text) => {
-        shownText = true;
         write(visible(text, { lines: true })); // the model's text, written out
+        lineOpen = !text.endsWith("\n");
       },
-      onRetry: ({ attempt, delayMs }) =>
-        note(
-          `retrying in ${(delayMs / 1000).toFixed(1)} s (retry ${attempt} of ${endpoint.maxRetries})`,
-        ),
+      onToolCall: (call, outcome) => {
+        endLine();
+        write(toolCallLine(call, outcome) + "\n");
+      },
+      onNotice: (line) => {
+        endLine();
+        note(line);
+      },
     });
-    write("\n");
-    note(usageLine(result, fitted.tokens));
-    return { kind: "answered", conversation: addMessages(fitted.conversation, result.message) };
+    endLine();
+    if (result.answer === null) {
+      note(
+        `error: stopped after ${DEFAULT_MAX_ROUNDS} model calls: the model still wanted more tools. Ask a narrower question.`,
+      );
+      return { kind: "failed" };
+    }
+    note(usageLine(result));
+    return { kind: "answered", conversation: result.conversation };
   } catch (error) {
     // No question without its answer in the history: the model would answer it again next turn.
-    if (shownText) write("\n");
+    endLine();
     if (isAbort(error)) {
       note("aborted");
       return { kind: "aborted" };
     }
-    note(`error: ${visible(describeModelError(error, endpoint), { lines: true })}`);
+    // Checked before every model call: the question, or a tool result, does not fit.
+    if (error instanceof ContextBudgetError) note(`error: ${error.message}`);
+    else note(`error: ${visible(describeModelError(error, endpoint), { lines: true })}`);
     return { kind: "failed" };
   } finally {
     options.onAbortable?.(undefined);
@@ -130,8 +142,8 @@ export function tokensLine(conversation: Conversation, budget: number): string {
   return `context: ${countRequestTokens(messages)} of ${budget} tokens (${count}, system prompt included)`;
 }
 
-/** The server's usage beside our own estimate, so a reader can see how close the count is. */
-export function usageLine({ usage }: ChatResult, estimated: number): string {
-  if (usage === null) return `tokens: not reported by the server (we counted ${estimated} in)`;
-  return `tokens: ${usage.prompt_tokens} in (we counted ${estimated}), ${usage.completion_tokens} out`;
+/** The server's count, summed over the turn's model calls (one per round of tool calls). */
+export function usageLine({ usage, rounds }: ToolRoundTripResult): string {
+  if (usage === null) return "tokens: not reported by the server";
+  return `tokens: ${usage.prompt} in, ${usage.completion} out over ${rounds} model calls`;
 }

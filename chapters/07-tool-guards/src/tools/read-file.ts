@@ -1,7 +1,8 @@
-import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "./define-tool.ts";
 import { sha256 } from "../fs/file-hash.ts";
+import { describeFileType, readRegularFile } from "../fs/read-regular-file.ts";
+import { isSecretFile, secretFilesAllowed } from "../fs/secret-files.ts";
 import { ToolError } from "./tool-error.ts";
 import { resolveWorkspacePath } from "../fs/workspace-path.ts";
 
@@ -53,18 +54,34 @@ export async function viewFile(
     throw new ToolError(
       "file_not_found",
       `${where} does not exist.`,
-      "Paths are relative to the workspace root; take them from a file you have read, or ask the user.",
+      "Use list_files to find the right path.",
     );
   }
-  const info = await stat(resolved.absolute);
+  // Both names: a link inside the workspace must not rename a secret, nor disguise one.
+  if ((isSecretFile(relPath) || isSecretFile(where)) && !secretFilesAllowed()) {
+    throw new ToolError(
+      "secret_file",
+      `${where} looks like a file of secrets (keys, passwords, tokens); read_file does not show it, because what it shows is sent to the model's provider.`,
+      "Work without it. If you need a value from it, ask the user.",
+    );
+  }
+  const file = await readRegularFile(resolved.absolute, READ_LIMITS.maxFileBytes);
+  const info = file.stats;
   if (info.isDirectory()) {
     throw new ToolError(
       "is_directory",
       `${where} is a directory, not a file.`,
-      `Call read_file with the path of a file inside ${where}/.`,
+      `Use list_files with path="${where}" to see what it contains.`,
     );
   }
-  if (info.size > READ_LIMITS.maxFileBytes) {
+  if (!info.isFile()) {
+    throw new ToolError(
+      "not_regular_file",
+      `${where} is ${describeFileType(info)}, not a regular file: reading it could wait forever or never end.`,
+      "read_file reads regular files only; leave this one alone.",
+    );
+  }
+  if (file.bytes === null) {
     throw new ToolError(
       "file_too_large",
       `${where} is ${info.size} bytes, more than read_file handles (${READ_LIMITS.maxFileBytes}).`,
@@ -72,13 +89,13 @@ export async function viewFile(
     );
   }
 
-  const bytes = await readFile(resolved.absolute);
+  const bytes = file.bytes;
   const hash = sha256(bytes);
   if (bytes.includes(0)) {
     throw new ToolError(
       "binary_file",
       `${where} looks like a binary file (it contains NUL bytes), so it cannot be shown as text. Size ${bytes.length} bytes, sha256 ${hash}.`,
-      "Read text files only.",
+      "Read text files only; use list_files to find the source files.",
     );
   }
 

@@ -3,5 +3,5 @@ import { listFilesTool } from "./list-files.ts";
 import { readFileTool } from "./read-file.ts";
 import { searchTextTool } from "./search-text.ts";
 
-/** The tools of this chapter: the agent can look, not yet touch. */
+/** The tools that look; main.ts adds the one that changes files beside them. */
 export const workspaceTools: AnyTool[] = [listFilesTool, readFileTool, searchTextTool];
