@@ -41,6 +41,9 @@ export interface Demo {
 
 export const DEMOS: Record<string, Demo> = {
   "01-model-client": { args: ["What does a coding agent need besides a model?"] },
+  "02-conversation": {
+    input: ["What is a monorepo?", "Why would I use one?", "/reset", "Why would I use one?"],
+  },
   "06-context-budget": {
     input: ["What is a context window?", "And what happens when it is full?", "/tokens", "Thanks!"],
     env: { AGENT_CONTEXT_TOKENS: "250" },

@@ -62,6 +62,16 @@ describe("runChat through the offline model", () => {
     ]);
   });
 
+  it("refuses an unknown command instead of sending it to the model as a question", async () => {
+    const { notes, requests } = await chat(["/frobnicate", "a question"]);
+    expect(notes[0]).toMatch(/^unknown command \/frobnicate: commands: \/reset/);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toEqual([
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "a question" },
+    ]);
+  });
+
   it("forgets a failed turn, carries on when interactive, stops when piped", async () => {
     const interactive = await chat(["lost question", "kept question"], {
       faults: [{ kind: "bad_key" }],

@@ -40,7 +40,7 @@ afterEach(async () => {
 
 /** An empty working directory, so no developer's .env is read. */
 async function emptyCwd(): Promise<string> {
-  const dir = await makeTempDir("ch06-main-");
+  const dir = await makeTempDir("ch02-main-");
   tempDirs.push(dir);
   return dir;
 }
@@ -58,7 +58,7 @@ function envFor(model: OfflineModel) {
   return { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: model.apiKey, AGENT_MODEL: model.model };
 }
 
-describe("chapter 06 main", () => {
+describe("chapter 02 main", () => {
   it("chats offline over piped stdin, one turn per line, with memory", async () => {
     server = await startOfflineModel({ script: loadScript("chat") });
     const result = await runMain([], {
@@ -93,7 +93,7 @@ describe("chapter 06 main", () => {
     const baseURL = `http://127.0.0.1:${await closedPort()}/v1`;
     const result = await runMain([], {
       input: "hi\nnever asked\n",
-      env: { OPENAI_BASE_URL: baseURL, AGENT_MODEL: "m", AGENT_MAX_RETRIES: "0" },
+      env: { OPENAI_BASE_URL: baseURL, AGENT_MODEL: "m" },
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
