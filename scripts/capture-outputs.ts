@@ -41,6 +41,8 @@ export interface Demo {
 
 export const DEMOS: Record<string, Demo> = {
   "01-model-client": { args: ["What does a coding agent need besides a model?"] },
+  // No task: offline, chapter 3 runs its demo task on a scratch copy of the demo repository.
+  "03-tools": {},
   "06-context-budget": {
     input: ["What is a context window?", "And what happens when it is full?", "/tokens", "Thanks!"],
     env: { AGENT_CONTEXT_TOKENS: "250" },
