@@ -44,11 +44,13 @@ export const DEMOS: Record<string, Demo> = {
   "02-conversation": {
     input: ["What is a monorepo?", "Why would I use one?", "/reset", "Why would I use one?"],
   },
+  // No task: offline, chapter 3 runs its demo task on a scratch copy of the demo repository.
+  "03-tools": {},
   "06-context-budget": {
     input: ["What is a context window?", "And what happens when it is full?", "/tokens", "Thanks!"],
     env: { AGENT_CONTEXT_TOKENS: "250" },
   },
-  "07-tool-guards": { args: ["What does the README of this repository say?"] },
+  "07-tool-guards": {},
   "08-workspace-search": { args: ["What is this repository, and how is it organised?"] },
   "09-patch-format": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
   "10-finding-hunks": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
