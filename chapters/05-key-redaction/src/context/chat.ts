@@ -1,10 +1,5 @@
 import type OpenAI from "openai";
-import {
-  addMessages,
-  requestMessages,
-  startConversation,
-  type Conversation,
-} from "./conversation.ts";
+import { addMessages, startConversation, type Conversation } from "./conversation.ts";
 import type { ModelEndpoint } from "../model/model-endpoint.ts";
 import { describeModelError, isAbort } from "../model/model-errors.ts";
 import { visible } from "../terminal/visible-text.ts";
@@ -42,7 +37,8 @@ type TurnOutcome =
   { kind: "answered"; conversation: Conversation } | { kind: "failed" | "aborted" };
 
 /**
- * A chat with memory: every request carries the whole conversation so far, fitted to the budget.
+ * A chat with memory: every request carries the whole conversation so far. Nothing limits its
+ * size yet: a long chat outgrows the model's context window (chapter 6 counts and trims).
  * Returns the exit code. An interactive chat carries on after a failed or aborted turn; a piped
  * one stops there (1 for an error, 130 for Ctrl-C), since nobody is there to react.
  */
