@@ -8,7 +8,7 @@
 //                         different files do not carry each other's unfinished work forward)
 //
 // Each chapter's chapter.json lists the files its lesson adds, changes or deletes. Everything else
-// must be byte-identical to the previous chapter. A fix made in chapter 6 reaches every later chapter by
+// must be byte-identical to the previous chapter. A fix made in chapter 2 reaches every later chapter by
 // one `pnpm chapters:sync`: files a later chapter does not change are copied, and files it does
 // change get a three-way merge (git merge-file) of the fix into that chapter's version.
 import { execFileSync, spawnSync } from "node:child_process";
@@ -159,7 +159,7 @@ function sync(only: readonly string[]): number {
   const report: string[] = [];
   const conflicts: string[] = [];
   const wanted = (file: string) => only.length === 0 || only.includes(file);
-  // In order, so a fix in chapter 6 travels through 3, 4, ... in one run.
+  // In order, so a fix in chapter 2 travels through 3, 4, ... in one run.
   for (const [prev, next] of pairs()) {
     const files = new Set([...snapshotFiles(prev), ...snapshotFiles(next)]);
     for (const file of [...files].filter(wanted).sort()) {

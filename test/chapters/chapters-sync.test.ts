@@ -58,7 +58,7 @@ describe("chapters:check", () => {
     const { code, out } = run("check");
     expect(code).toBe(1);
     expect(out).toContain(
-      "chapters/02-two/src/util.ts differs from chapters/01-one/src/util.ts but is not part of chapter 6's lesson.",
+      "chapters/02-two/src/util.ts differs from chapters/01-one/src/util.ts but is not part of chapter 2's lesson.",
     );
   });
 
@@ -66,7 +66,7 @@ describe("chapters:check", () => {
     write("chapters/02-two/src/main.ts", MAIN);
     const { code, out } = run("check");
     expect(code).toBe(1);
-    expect(out).toContain("is listed in chapter 6's lesson but is identical to chapter 1's");
+    expect(out).toContain("is listed in chapter 2's lesson but is identical to chapter 1's");
   });
 });
 
@@ -100,7 +100,7 @@ describe("chapters:sync", () => {
     write("chapters/01-one/src/util.ts", "export const a = 42;\n");
     const { code, out } = run("sync");
     expect(code).toBe(1);
-    expect(out).toContain("has changes of its own but is not in chapter 6's lesson");
+    expect(out).toContain("has changes of its own but is not in chapter 2's lesson");
     expect(read("chapters/02-two/src/util.ts")).toBe("export const a = 'my work in progress';\n");
   });
 });
