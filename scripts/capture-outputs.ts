@@ -41,6 +41,8 @@ export interface Demo {
 
 export const DEMOS: Record<string, Demo> = {
   "01-model-client": { args: ["What does a coding agent need besides a model?"] },
+  "04-retries": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
+  "05-key-redaction": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
   "06-context-budget": {
     input: ["What is a context window?", "And what happens when it is full?", "/tokens", "Thanks!"],
     env: { AGENT_CONTEXT_TOKENS: "250" },
