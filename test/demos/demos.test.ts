@@ -109,6 +109,24 @@ describe("scenario files", () => {
     ]);
   });
 
+  test("a fault the offline model does not know, or one missing its number, is refused", () => {
+    const base = {
+      title: "t",
+      story: "s",
+      script: "chat",
+      expect: { lookFor: "l", output: ["x"] },
+    };
+    expect(
+      scenarioProblems({
+        ...base,
+        faults: [{ kind: "echo-key" }, { kind: "rate_limit" }, { kind: "echo_key" }],
+      }),
+    ).toEqual([
+      "faults[0] needs a kind, one of rate_limit, server_error, stall, cut_stream_mid_tool_call, malformed_tool_arguments, unknown_model, bad_key, echo_key",
+      "faults[1] (rate_limit) needs retryAfterSeconds (a number)",
+    ]);
+  });
+
   test("a complete scenario has no problems", () => {
     expect(
       scenarioProblems({

@@ -25,6 +25,18 @@ export type Fault =
    */
   | { kind: "echo_key" };
 
+/** The numbers each kind of fault needs, to check a fault read from JSON (a break-it scenario). */
+export const FAULT_FIELDS: Record<Fault["kind"], readonly string[]> = {
+  rate_limit: ["retryAfterSeconds"],
+  server_error: [],
+  stall: ["ms"],
+  cut_stream_mid_tool_call: [],
+  malformed_tool_arguments: [],
+  unknown_model: [],
+  bad_key: [],
+  echo_key: [],
+};
+
 export interface ErrorResponse {
   status: number;
   headers: Record<string, string>;
