@@ -1,6 +1,6 @@
 // Lets a page import one declaration of a chapter's source by name, without region comments:
 //
-//   <<< @/../chapters/01-model-client/src/model/retry.ts#withRetry{ts}
+//   <<< @/../chapters/04-retries/src/model/retry.ts#withRetry{ts}
 //   <<< @/../chapters/16-notes/src/ledger/run-ledger.ts#RunLedger-lastKnownHash{ts}
 //
 // VitePress's own snippet import handles `// #region name` comments, and silently shows the WHOLE

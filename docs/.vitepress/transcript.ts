@@ -121,7 +121,7 @@ export const TOKEN_NOTE =
   "tokens more or fewer per request.";
 
 const REPORTS_TOKENS = /^(tokens: \d+ in|context: .*\btokens\b)/m;
-const PROMPT_WITH_PATH_FROM = 13;
+const PROMPT_WITH_PATH_FROM = 17;
 
 function needsTokenNote(text: string): boolean {
   const chapter = Number(/^\$ .*?pnpm chapter (\d+)/.exec(text)?.[1] ?? 0);

@@ -157,6 +157,19 @@ describe("fault injection, seen through the openai SDK", () => {
     );
   });
 
+  it("echo_key: 400 whose message quotes the key the client sent, right or wrong", async () => {
+    const { model, ask } = await start([{ kind: "echo_key" }], { apiKey: "sk-demo-not-a-key" });
+    const error = await ask().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as Error).message).toBe(
+      "400 Bad request (offline model: injected fault echo_key). The request was: POST /v1/chat/completions, Authorization: Bearer sk-demo-not-a-key",
+    );
+    // Used up: the next request is checked as usual, and this key is the wrong one.
+    const next = await ask().catch((caught: unknown) => caught);
+    expect(next).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect(model.requests).toHaveLength(2);
+  });
+
   it("a fault that needs a tool call on a step without one is reported as a setup mistake", async () => {
     const model = await startOfflineModel({
       script: loadScript("chat"),

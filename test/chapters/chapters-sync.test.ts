@@ -58,7 +58,7 @@ describe("chapters:check", () => {
     const { code, out } = run("check");
     expect(code).toBe(1);
     expect(out).toContain(
-      "chapters/02-two/src/util.ts differs from chapters/01-one/src/util.ts but is not part of chapter 6's lesson.",
+      "chapters/02-two/src/util.ts differs from chapters/01-one/src/util.ts but is not part of chapter 2's lesson.",
     );
   });
 
@@ -66,7 +66,34 @@ describe("chapters:check", () => {
     write("chapters/02-two/src/main.ts", MAIN);
     const { code, out } = run("check");
     expect(code).toBe(1);
-    expect(out).toContain("is listed in chapter 6's lesson but is identical to chapter 1's");
+    expect(out).toContain("is listed in chapter 2's lesson but is identical to chapter 1's");
+  });
+});
+
+describe("a missing chapter", () => {
+  beforeEach(() => {
+    chapter("04-four", ["src/main.ts"]);
+    write("chapters/04-four/src/util.ts", "export const a = 4;\n");
+    write("chapters/04-four/src/main.ts", MAIN);
+    commit();
+  });
+
+  it("fails check, naming it, and compares nothing across it", () => {
+    const { code, out } = run("check");
+    expect(code).toBe(1);
+    expect(out).toContain(
+      "chapter 3 is missing: 02-two is followed by 04-four (check and sync skip the pair)",
+    );
+    expect(out).toContain("found 1 problem(s)");
+  });
+
+  it("keeps sync from carrying a fix across it", () => {
+    write("chapters/01-one/src/util.ts", "export const a = 42; // fixed\n");
+    const { code, out } = run("sync");
+    expect(code).toBe(0);
+    expect(out).toContain("chapter 3 is missing");
+    expect(read("chapters/02-two/src/util.ts")).toBe("export const a = 42; // fixed\n");
+    expect(read("chapters/04-four/src/util.ts")).toBe("export const a = 4;\n");
   });
 });
 
@@ -100,7 +127,7 @@ describe("chapters:sync", () => {
     write("chapters/01-one/src/util.ts", "export const a = 42;\n");
     const { code, out } = run("sync");
     expect(code).toBe(1);
-    expect(out).toContain("has changes of its own but is not in chapter 6's lesson");
+    expect(out).toContain("has changes of its own but is not in chapter 2's lesson");
     expect(read("chapters/02-two/src/util.ts")).toBe("export const a = 'my work in progress';\n");
   });
 });

@@ -64,7 +64,7 @@ beforeEach(() => {
   // Every chapter has a name and description of its own; they change nothing a test sees.
   write(
     "chapters/02-two/package.json",
-    CHAPTER["package.json"]!.replace("ch01", "ch06").replace("Chapter 01", "Chapter 06"),
+    CHAPTER["package.json"]!.replace("ch01", "ch02").replace("Chapter 01", "Chapter 02"),
   );
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -88,7 +88,7 @@ describe("selectChapterTests", () => {
   it("runs a copy again when a module it imports, even transitively, changes by one byte", () => {
     changeOneByte("chapters/02-two/src/helper.ts");
     expect(running("02-two")).toEqual(["test/a.test.ts"]);
-    // Chapter 8 is compared with chapter 6, which now differs from it: its copy runs too.
+    // Chapter 3 is compared with chapter 2, which now differs from it: its copy runs too.
     expect(running("03-three")).toEqual(["test/a.test.ts"]);
   });
 

@@ -18,7 +18,24 @@ export type Fault =
   /** 404 model_not_found, as if the model name were wrong. */
   | { kind: "unknown_model" }
   /** 401 invalid_api_key, as if the key were wrong. */
-  | { kind: "bad_key" };
+  | { kind: "bad_key" }
+  /**
+   * 400 whose message quotes the request's Authorization header, key and all, as a proxy that
+   * echoes the request it refused does: whatever the client prints of the error shows the key.
+   */
+  | { kind: "echo_key" };
+
+/** The numbers each kind of fault needs, to check a fault read from JSON (a break-it scenario). */
+export const FAULT_FIELDS: Record<Fault["kind"], readonly string[]> = {
+  rate_limit: ["retryAfterSeconds"],
+  server_error: [],
+  stall: ["ms"],
+  cut_stream_mid_tool_call: [],
+  malformed_tool_arguments: [],
+  unknown_model: [],
+  bad_key: [],
+  echo_key: [],
+};
 
 export interface ErrorResponse {
   status: number;
@@ -61,6 +78,16 @@ export function unknownModelResponse(model: string): ErrorResponse {
     `The model \`${model}\` does not exist or you do not have access to it.`,
     "invalid_request_error",
     "model_not_found",
+  );
+}
+
+/** The one fault that echoes the key, for testing that a client keeps it out of what it prints. */
+export function echoKeyResponse(authorization: string): ErrorResponse {
+  return errorResponse(
+    400,
+    `Bad request (offline model: injected fault echo_key). The request was: POST /v1/chat/completions, Authorization: ${authorization}`,
+    "invalid_request_error",
+    null,
   );
 }
 
