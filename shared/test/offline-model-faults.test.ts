@@ -157,6 +157,21 @@ describe("fault injection, seen through the openai SDK", () => {
     );
   });
 
+  it("echo_key: 400 quoting the Authorization header, whatever the key, and uses up no step", async () => {
+    const key = "sk-test-not-a-real-key-0123";
+    const { model, ask } = await start([{ kind: "echo_key" }], { apiKey: key });
+    const error = await ask().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).code).toBe("echo_key");
+    expect((error as Error).message).toBe(
+      `400 Malformed request (offline model: injected fault echo_key). The request was sent with Authorization: Bearer ${key}`,
+    );
+    // The fault is used up: the next request is checked as usual, and the wrong key is refused.
+    const next = await ask().catch((caught: unknown) => caught);
+    expect(next).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect(model.requests).toHaveLength(2);
+  });
+
   it("a fault that needs a tool call on a step without one is reported as a setup mistake", async () => {
     const model = await startOfflineModel({
       script: loadScript("chat"),

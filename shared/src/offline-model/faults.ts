@@ -18,7 +18,12 @@ export type Fault =
   /** 404 model_not_found, as if the model name were wrong. */
   | { kind: "unknown_model" }
   /** 401 invalid_api_key, as if the key were wrong. */
-  | { kind: "bad_key" };
+  | { kind: "bad_key" }
+  /**
+   * 400 whose message quotes the request's Authorization header, key and all, as a debugging
+   * proxy or a careless server does: what a client must not pass on to a screen or a log.
+   */
+  | { kind: "echo_key" };
 
 export interface ErrorResponse {
   status: number;
@@ -71,6 +76,16 @@ export function badKeyResponse(): ErrorResponse {
     "Incorrect API key provided. The offline model accepts only the key it was started with.",
     "invalid_request_error",
     "invalid_api_key",
+  );
+}
+
+// The one response that does echo the key, on purpose: chapter 5's client must clean it out.
+export function echoKeyResponse(authorization: string | undefined): ErrorResponse {
+  return errorResponse(
+    400,
+    `Malformed request (offline model: injected fault echo_key). The request was sent with Authorization: ${authorization ?? "(none)"}`,
+    "invalid_request_error",
+    "echo_key",
   );
 }
 

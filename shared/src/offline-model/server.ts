@@ -11,6 +11,7 @@ import type { ErrorResponse, Fault } from "./faults.ts";
 import {
   badKeyResponse,
   cutPoint,
+  echoKeyResponse,
   errorResponse,
   rateLimitResponse,
   serverErrorResponse,
@@ -68,6 +69,9 @@ export async function startOfflineModel(options: OfflineModelOptions): Promise<O
     served += 1;
     const fault = faults.shift();
 
+    // Before the key check: the echo is the point, whatever key was sent.
+    if (fault?.kind === "echo_key")
+      return sendError(res, echoKeyResponse(req.headers.authorization));
     if (fault?.kind === "bad_key" || bearerToken(req) !== apiKey)
       return sendError(res, badKeyResponse());
     if (fault?.kind === "unknown_model" || request.model !== model) {
