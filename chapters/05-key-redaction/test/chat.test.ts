@@ -34,6 +34,7 @@ async function chat(
     apiKey: server.apiKey,
     model: server.model,
     timeoutMs: 10_000,
+    maxRetries: 0,
     close: async () => {},
   };
   let output = "";
