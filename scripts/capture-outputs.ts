@@ -47,7 +47,8 @@ export const DEMOS: Record<string, Demo> = {
   // No task: offline, chapter 3 runs its demo task on a scratch copy of the demo repository.
   "03-tools": {},
   "04-retries": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
-  "05-key-redaction": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
+  // Offline, the demo task again: the key is never in the way, which is the point.
+  "05-key-redaction": {},
   "06-context-budget": {
     input: ["What is a context window?", "And what happens when it is full?", "/tokens", "Thanks!"],
     env: { AGENT_CONTEXT_TOKENS: "250" },

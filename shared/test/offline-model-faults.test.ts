@@ -162,7 +162,7 @@ describe("fault injection, seen through the openai SDK", () => {
     const error = await ask().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as Error).message).toBe(
-      "400 Bad request (offline model: injected fault echo_key). The request was: POST /v1/chat/completions, Authorization: Bearer sk-demo-not-a-key",
+      "400 Malformed request (offline model: injected fault echo_key). The request was sent with Authorization: Bearer sk-demo-not-a-key",
     );
     // Used up: the next request is checked as usual, and this key is the wrong one.
     const next = await ask().catch((caught: unknown) => caught);

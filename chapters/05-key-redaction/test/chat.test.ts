@@ -34,6 +34,7 @@ async function chat(
     apiKey: server.apiKey,
     model: server.model,
     timeoutMs: 10_000,
+    maxRetries: 0,
     close: async () => {},
   };
   let output = "";
@@ -154,8 +155,9 @@ describe("runChat through the offline model", () => {
       { role: "user", content: "kept question" },
     ]);
 
+    // A 404 is not retried, so the failure is final.
     const piped = await chat(["lost question", "never sent"], {
-      faults: [{ kind: "server_error" }],
+      faults: [{ kind: "unknown_model" }],
     });
     expect(piped.code).toBe(1);
     expect(piped.requests).toHaveLength(1);

@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DOTENV_FILE, loadConfig, OFFLINE_NOTICE, resolveConfig } from "../src/model/config.ts";
 
-const limits = { timeoutMs: 60_000 };
+const limits = { timeoutMs: 60_000, maxRetries: 3 };
 
 describe("resolveConfig", () => {
   it("runs offline when nothing is configured, and says so in one line", () => {

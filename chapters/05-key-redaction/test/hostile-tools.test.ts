@@ -93,6 +93,7 @@ async function runHostileModel() {
     conversation: addMessages(startConversation(), { role: "user", content: "Show me secrets." }),
     tools: workspaceTools,
     context: { cwd: workspace, signal: new AbortController().signal },
+    maxRetries: 0,
     onToolCall: (_call, outcome) => results.push(outcome),
   });
   return { calls, results, result, requests: model.requests };

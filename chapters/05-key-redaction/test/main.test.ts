@@ -24,7 +24,7 @@ const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).h
 /** Node's arguments to run the chapter's main with these arguments. */
 const mainArgs = (...args: string[]): string[] => ["--import", tsxLoader, main, ...args];
 
-const USAGE = 'usage: pnpm chapter 3 -- "task or question" [--repo PATH]';
+const USAGE = 'usage: pnpm chapter 5 -- "task or question" [--repo PATH]';
 const FIXED = "const goods = Math.max(0, subtotal(items) - couponCents);";
 
 // The chapter must not pick up a developer's real model settings while under test.
@@ -79,7 +79,7 @@ function envFor(model: OfflineModel) {
   return { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: model.apiKey, AGENT_MODEL: model.model };
 }
 
-describe("chapter 03 main", () => {
+describe("chapter 05 main", () => {
   it("offline, fixes the demo bug on a scratch copy and the demo's check passes", async () => {
     const result = await runMain([]);
     expect(result.code).toBe(0);

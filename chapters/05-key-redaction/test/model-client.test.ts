@@ -55,7 +55,13 @@ function clientFor(model: OfflineModel, timeoutMs = 10_000) {
 }
 
 function context(model: OfflineModel, overrides: { timeoutMs?: number } = {}) {
-  return { baseURL: model.baseURL, model: model.model, timeoutMs: 10_000, ...overrides };
+  return {
+    baseURL: model.baseURL,
+    model: model.model,
+    timeoutMs: 10_000,
+    maxRetries: 0,
+    ...overrides,
+  };
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<unknown> {
@@ -147,9 +153,9 @@ describe("streamChat through the offline model", () => {
     const baseURL = `http://127.0.0.1:${await closedPort()}/v1`;
     const client = createModelClient({ baseURL, apiKey: "local", timeoutMs: 10_000 });
     const error = await failureOf(streamChat({ client, model: "m", messages: question }));
-    expect(describeModelError(error, { baseURL, model: "m", timeoutMs: 10_000 })).toBe(
-      `cannot reach ${baseURL}: is the server running? check OPENAI_BASE_URL`,
-    );
+    expect(
+      describeModelError(error, { baseURL, model: "m", timeoutMs: 10_000, maxRetries: 0 }),
+    ).toBe(`cannot reach ${baseURL}: is the server running? check OPENAI_BASE_URL`);
   });
 
   it("stops cleanly when aborted mid-stream", async () => {

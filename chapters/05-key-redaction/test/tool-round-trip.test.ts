@@ -33,6 +33,7 @@ async function ask(script: Script, options: { faults?: Fault[]; maxRounds?: numb
   let text = "";
   const result = await answerWithTools({
     client: createModelClient({ baseURL: model.baseURL, apiKey: model.apiKey, timeoutMs: 30_000 }),
+    maxRetries: 0,
     model: model.model,
     conversation: addMessages(startConversation("You fix bugs."), {
       role: "user",

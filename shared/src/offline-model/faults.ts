@@ -81,16 +81,6 @@ export function unknownModelResponse(model: string): ErrorResponse {
   );
 }
 
-/** The one fault that echoes the key, for testing that a client keeps it out of what it prints. */
-export function echoKeyResponse(authorization: string): ErrorResponse {
-  return errorResponse(
-    400,
-    `Bad request (offline model: injected fault echo_key). The request was: POST /v1/chat/completions, Authorization: ${authorization}`,
-    "invalid_request_error",
-    null,
-  );
-}
-
 // The key itself is never echoed: error texts end up in logs.
 export function badKeyResponse(): ErrorResponse {
   return errorResponse(
@@ -98,6 +88,16 @@ export function badKeyResponse(): ErrorResponse {
     "Incorrect API key provided. The offline model accepts only the key it was started with.",
     "invalid_request_error",
     "invalid_api_key",
+  );
+}
+
+// The one response that does echo the key, on purpose: chapter 5's client must clean it out.
+export function echoKeyResponse(authorization: string | undefined): ErrorResponse {
+  return errorResponse(
+    400,
+    `Malformed request (offline model: injected fault echo_key). The request was sent with Authorization: ${authorization ?? "(none)"}`,
+    "invalid_request_error",
+    "echo_key",
   );
 }
 

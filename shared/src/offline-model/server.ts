@@ -71,7 +71,7 @@ export async function startOfflineModel(options: OfflineModelOptions): Promise<O
 
     // Before the key check: the echo is of whatever key the client sent, right or wrong.
     if (fault?.kind === "echo_key")
-      return sendError(res, echoKeyResponse(req.headers.authorization ?? "(none)"));
+      return sendError(res, echoKeyResponse(req.headers.authorization));
     if (fault?.kind === "bad_key" || bearerToken(req) !== apiKey)
       return sendError(res, badKeyResponse());
     if (fault?.kind === "unknown_model" || request.model !== model) {
