@@ -46,6 +46,8 @@ export const DEMOS: Record<string, Demo> = {
   },
   // No task: offline, chapter 3 runs its demo task on a scratch copy of the demo repository.
   "03-tools": {},
+  // The same demo task: with nothing failing, the retries, the stall timer and the cap stay silent.
+  "04-retries": {},
   "06-context-budget": {
     input: ["What is a context window?", "And what happens when it is full?", "/tokens", "Thanks!"],
     env: { AGENT_CONTEXT_TOKENS: "250" },
