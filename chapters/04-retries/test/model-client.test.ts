@@ -411,6 +411,57 @@ describe("a misbehaving server", () => {
     await until(() => hungUp);
     expect(sent).toBeGreaterThan(100);
   });
+
+  it("stops tool-call arguments that never end too, and does not ask again", async () => {
+    const fake = await fakeServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      const delta = (args: string, first: boolean) =>
+        `data: ${JSON.stringify({
+          id: "c",
+          object: "chat.completion.chunk",
+          created: 0,
+          model: "m",
+          choices: [
+            {
+              index: 0,
+              delta: {
+                tool_calls: [
+                  first
+                    ? {
+                        index: 0,
+                        id: "call_1",
+                        type: "function",
+                        function: { name: "read_file", arguments: args },
+                      }
+                    : { index: 0, function: { arguments: args } },
+                ],
+              },
+              finish_reason: null,
+            },
+          ],
+        })}\n\n`;
+      response.write(delta('{"path":"', true));
+      const piece = delta("a/".repeat(100), false);
+      const pump = () => {
+        while (!response.destroyed && response.write(piece));
+        if (!response.destroyed) response.once("drain", pump);
+      };
+      pump();
+    });
+    const client = createModelClient({ baseURL: fake.baseURL, apiKey, timeoutMs: 10_000 });
+    const error = await failureOf(
+      streamWithRetry({
+        client,
+        model: "m",
+        messages: question,
+        maxAnswerChars: 30_000,
+        maxRetries: 3,
+        sleep: async () => {},
+      }),
+    );
+    expect(error).toBeInstanceOf(AnswerTooLongError);
+    expect(fake.requests()).toBe(1);
+  });
 });
 
 /** Waits for a condition without timers, which a test may have faked. */
