@@ -46,7 +46,8 @@ export const DEMOS: Record<string, Demo> = {
   },
   // No task: offline, chapter 3 runs its demo task on a scratch copy of the demo repository.
   "03-tools": {},
-  "04-retries": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
+  // The same demo task: with nothing failing, the retries, the stall timer and the cap stay silent.
+  "04-retries": {},
   // Offline, the demo task again: the key is never in the way, which is the point.
   "05-key-redaction": {},
   "06-context-budget": {

@@ -26,7 +26,7 @@ let workspace: string;
 let model: OfflineModel | undefined;
 
 beforeEach(async () => {
-  base = await makeTempDir("ch03-hostile-");
+  base = await makeTempDir("ch04-hostile-");
   workspace = join(base, "workspace");
   await mkdir(workspace);
   await writeTree(workspace, { "src/a.js": "export const a = 1;\n" });
@@ -93,6 +93,7 @@ async function runHostileModel() {
     conversation: addMessages(startConversation(), { role: "user", content: "Show me secrets." }),
     tools: workspaceTools,
     context: { cwd: workspace, signal: new AbortController().signal },
+    maxRetries: 0,
     onToolCall: (_call, outcome) => results.push(outcome),
   });
   return { calls, results, result, requests: model.requests };

@@ -24,7 +24,7 @@ const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).h
 /** Node's arguments to run the chapter's main with these arguments. */
 const mainArgs = (...args: string[]): string[] => ["--import", tsxLoader, main, ...args];
 
-const USAGE = 'usage: pnpm chapter 3 -- "task or question" [--repo PATH]';
+const USAGE = 'usage: pnpm chapter 4 -- "task or question" [--repo PATH]';
 const FIXED = "const goods = Math.max(0, subtotal(items) - couponCents);";
 
 // The chapter must not pick up a developer's real model settings while under test.
@@ -58,14 +58,14 @@ async function tempDir(prefix: string): Promise<string> {
 
 /** A scratch copy of the demo repository, removed after the tests. */
 async function demoCopy(): Promise<string> {
-  const dir = await copyDemoRepo("ch03-main-repo-");
+  const dir = await copyDemoRepo("ch04-main-repo-");
   tempDirs.push(dir);
   return dir;
 }
 
 /** Runs main in an empty folder (no developer's .env) with its own TMPDIR for scratch copies. */
 async function runMain(args: string[], options: RunCommandOptions = {}) {
-  const tmp = await tempDir("ch03-main-tmp-");
+  const tmp = await tempDir("ch04-main-tmp-");
   await mkdir(join(tmp, "cwd"));
   return runCommand(process.execPath, mainArgs(...args), {
     cwd: join(tmp, "cwd"),
@@ -79,7 +79,7 @@ function envFor(model: OfflineModel) {
   return { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: model.apiKey, AGENT_MODEL: model.model };
 }
 
-describe("chapter 03 main", () => {
+describe("chapter 04 main", () => {
   it("offline, fixes the demo bug on a scratch copy and the demo's check passes", async () => {
     const result = await runMain([]);
     expect(result.code).toBe(0);
@@ -112,7 +112,7 @@ describe("chapter 03 main", () => {
   });
 
   it("refuses a --repo that is not a folder before anything starts", async () => {
-    const missing = join(await tempDir("ch03-main-missing-"), "nope");
+    const missing = join(await tempDir("ch04-main-missing-"), "nope");
     const result = await runMain(["--repo", missing]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
@@ -128,7 +128,7 @@ describe("chapter 03 main", () => {
   });
 
   it("offline on a folder that is not the demo repository, says so and changes nothing", async () => {
-    const repo = await tempDir("ch03-main-other-");
+    const repo = await tempDir("ch04-main-other-");
     await writeTree(repo, { "notes.txt": "nothing to fix\n" });
     const result = await runMain(["--repo", repo]);
     expect(result.code).toBe(0);
@@ -182,6 +182,67 @@ describe("chapter 03 main", () => {
     );
   });
 
+  it("waits out a rate-limit storm as the server asks, then fixes the bug", async () => {
+    server = await startOfflineModel({
+      script: loadScript("fix-bug-edit"),
+      faults: [
+        { kind: "rate_limit", retryAfterSeconds: 0 },
+        { kind: "rate_limit", retryAfterSeconds: 0 },
+        { kind: "server_error" },
+      ],
+    });
+    const repo = await demoCopy();
+    const result = await runMain(["fix the coupon bug", "--repo", repo], { env: envFor(server) });
+    expect(result.code).toBe(0);
+    expect(result.stderr.split("\n").slice(1, 4)).toEqual([
+      "retrying in 0.0 s (retry 1 of 3)",
+      "retrying in 0.0 s (retry 2 of 3)",
+      expect.stringMatching(/^retrying in (1\.\d|2\.0) s \(retry 3 of 3\)$/),
+    ]);
+    expect(server.requests).toHaveLength(7);
+    expect(await readFile(join(repo, "src/cart.mjs"), "utf8")).toContain(FIXED);
+  });
+
+  it("refuses an AGENT_MAX_RETRIES that is not a whole number, in one line", async () => {
+    const result = await runMain(["hi"], { env: { AGENT_MAX_RETRIES: "many" } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'error: AGENT_MAX_RETRIES must be a whole number >= 0, got "many" (default 3)\n',
+    );
+  });
+
+  it("stops waiting for a retry at Ctrl-C: 'aborted', exit 130", async () => {
+    server = await startOfflineModel({
+      script: loadScript("chat"),
+      faults: [{ kind: "rate_limit", retryAfterSeconds: 30 }],
+    });
+    const model = server;
+    const repo = await demoCopy();
+    const env = { ...process.env, ...noModel, ...envFor(model) };
+    const child = spawn(process.execPath, mainArgs("hi", "--repo", repo), {
+      cwd: await tempDir("ch04-main-cwd-"),
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+    const exited = new Promise<number | null>((resolve) =>
+      child.on("close", (code) => resolve(code)),
+    );
+    try {
+      while (!stderr.includes("retrying in"))
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      const started = Date.now();
+      child.kill("SIGINT");
+      expect(await exited).toBe(130);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(stderr).toBe(`workspace: ${repo}\nretrying in 30.0 s (retry 1 of 3)\naborted\n`);
+      expect(model.requests).toHaveLength(1);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+
   it("prints 'aborted' and exits 130 on Ctrl-C during a piped answer", async () => {
     server = await startOfflineModel({
       script: loadScript("chat"),
@@ -191,7 +252,7 @@ describe("chapter 03 main", () => {
     const repo = await demoCopy();
     const env = { ...process.env, ...noModel, ...envFor(model) };
     const child = spawn(process.execPath, mainArgs("--repo", repo), {
-      cwd: await tempDir("ch03-main-cwd-"),
+      cwd: await tempDir("ch04-main-cwd-"),
       env,
       stdio: ["pipe", "pipe", "pipe"],
     });

@@ -1,5 +1,5 @@
 // Exercise "Say why it retries": model-errors.ts exports retryReason(error), a few words on what
-// failed, and main's "retrying in …" line prints it.
+// failed, and the chat's "retrying in …" line prints it.
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -84,10 +84,10 @@ export default async function check(chapterDir: string): Promise<void> {
     "a cut stream should say so, e.g. 'the stream was cut off'",
   );
 
-  const main = await readFile(join(chapterDir, "src/main.ts"), "utf8");
+  const chat = await readFile(join(chapterDir, "src/context/chat.ts"), "utf8");
   assert.match(
-    main,
+    chat,
     /retryReason\(/,
-    "main's 'retrying in …' line should print retryReason(error), e.g. 'retrying in 1.0 s after HTTP 429 (retry 1 of 3)'",
+    "the chat's 'retrying in …' line (src/context/chat.ts) should print retryReason(error), e.g. 'retrying in 1.0 s after HTTP 429 (retry 1 of 3)'",
   );
 }
