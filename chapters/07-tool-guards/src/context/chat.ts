@@ -101,6 +101,10 @@ async function runTurn(
         write(visible(text, { lines: true })); // the model's text, written out
         lineOpen = !text.endsWith("\n");
       },
+      onRetry: ({ attempt, delayMs }) =>
+        note(
+          `retrying in ${(delayMs / 1000).toFixed(1)} s (retry ${attempt} of ${endpoint.maxRetries})`,
+        ),
       onToolCall: (call, outcome) => {
         endLine();
         write(toolCallLine(call, outcome) + "\n");

@@ -1,6 +1,7 @@
 import type OpenAI from "openai";
 import { fitToBudget, droppedLine } from "../context/context-budget.ts";
 import { addMessages, requestMessages, type Conversation } from "../context/conversation.ts";
+import type { RetryOptions } from "../model/retry.ts";
 import type { ChatResult } from "../model/stream-assembler.ts";
 import { streamWithRetry } from "../model/stream-with-retry.ts";
 import { toOpenAITool, type AnyTool, type ToolContext } from "./define-tool.ts";
@@ -20,6 +21,8 @@ export interface ToolRoundTripOptions {
   /** How many model calls at most; a model that keeps calling tools is stopped. */
   maxRounds?: number;
   onText?: (text: string) => void;
+  /** Told before each retry of a model call, so the person sees why nothing is happening. */
+  onRetry?: RetryOptions["onRetry"];
   onToolCall?: (call: ToolCallRequest, result: ToolCallResult) => void;
   onNotice?: (line: string) => void;
 }
@@ -58,6 +61,7 @@ export async function answerWithTools(options: ToolRoundTripOptions): Promise<To
       signal: context.signal,
       maxRetries: options.maxRetries,
       onText: options.onText,
+      onRetry: options.onRetry,
     });
     usage = addUsage(usage, result);
     conversation = addMessages(conversation, result.message);

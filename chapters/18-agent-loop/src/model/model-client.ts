@@ -14,8 +14,10 @@ export interface Endpoint {
 
 /** The SDK client for any OpenAI-compatible endpoint. */
 export function createModelClient({ baseURL, apiKey, timeoutMs }: Endpoint): OpenAI {
-  // maxRetries: 0 because retrying is a lesson of its own (retry.ts), not SDK magic.
-  return new OpenAI({ baseURL, apiKey, timeout: timeoutMs, maxRetries: 0 });
+  // maxRetries: 0 because retrying is a lesson of its own (retry.ts), not SDK magic. logLevel
+  // "off": the SDK logs a stream line it cannot parse to stderr as the server sent it, key and
+  // all; the failure reaches us as an error anyway, and leaves through redactError.
+  return new OpenAI({ baseURL, apiKey, timeout: timeoutMs, maxRetries: 0, logLevel: "off" });
 }
 
 export interface StreamChatOptions {
