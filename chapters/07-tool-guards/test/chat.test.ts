@@ -28,7 +28,12 @@ afterEach(async () => {
 /** Drives runChat through the offline model with the given lines; collects what it printed. */
 async function chat(
   lines: string[],
-  options: { script?: Script; faults?: Fault[]; interactive?: boolean; contextTokens?: number } = {},
+  options: {
+    script?: Script;
+    faults?: Fault[];
+    interactive?: boolean;
+    contextTokens?: number;
+  } = {},
 ) {
   await server?.close(); // a test may chat twice
   server = await startOfflineModel({
@@ -107,7 +112,9 @@ describe("runChat through the offline model", () => {
     );
     expect(output).toContain("→ read_file src/cart.mjs  ok\n");
     // Since this chapter the line shows every argument, cut to fit one line.
-    expect(output).toMatch(/\n→ edit_file src\/cart\.mjs old_text="  const taxed = .{20,}… {2}ok\n/);
+    expect(output).toMatch(
+      /\n→ edit_file src\/cart\.mjs old_text="  const taxed = .{20,}… {2}ok\n/,
+    );
     expect(notes).toEqual([expect.stringMatching(/^tokens: \d+ in, \d+ out over 4 model calls$/)]);
   });
 

@@ -36,8 +36,7 @@ describe("edit_file", () => {
       tool_call_id: "e1",
       ok: false,
       code: "no_match",
-      content:
-        "Error [no_match]: old_text is not in a.js.\nHint: Read the file again.",
+      content: "Error [no_match]: old_text is not in a.js.\nHint: Read the file again.",
     });
     expect(await fileText("a.js")).toBe("let x = 1;\n");
   });
@@ -53,7 +52,9 @@ describe("edit_file", () => {
   it("answers a missing file with file_not_found: edit_file does not create files", async () => {
     const result = await edit({ path: "new.js", old_text: "a", new_text: "b" });
     expect(result.code).toBe("file_not_found");
-    expect(result.content).toBe("Error [file_not_found]: new.js is not a file.\nHint: Read the file again.");
+    expect(result.content).toBe(
+      "Error [file_not_found]: new.js is not a file.\nHint: Read the file again.",
+    );
   });
 
   it("refuses an empty old_text through the schema", async () => {

@@ -35,7 +35,9 @@ describe("list_files", () => {
 
   it("lists one folder when given a path, with paths still from the root", async () => {
     await writeTree(workspace.root(), { "README.md": "", "src/a.js": "", "src/lib/b.js": "" });
-    expect((await list({ path: "src/" })).content).toBe("2 file(s) under src/:\nsrc/a.js\nsrc/lib/b.js");
+    expect((await list({ path: "src/" })).content).toBe(
+      "2 file(s) under src/:\nsrc/a.js\nsrc/lib/b.js",
+    );
     expect((await list({ path: "." })).content).toMatch(/^3 file\(s\) in the workspace:/);
   });
 
@@ -68,7 +70,7 @@ describe("list_files", () => {
 
   it("refuses a folder link leading outside, and lists none of its files", async () => {
     const outside = await makeTempDir("ch07-list-outside-");
-    await writeTree(outside, { "id_rsa": "key\n" });
+    await writeTree(outside, { id_rsa: "key\n" });
     try {
       await symlink(outside, join(workspace.root(), "home"));
       expect((await list({ path: "home" })).code).toBe("symlink");

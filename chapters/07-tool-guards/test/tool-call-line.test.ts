@@ -19,7 +19,10 @@ describe("toolCallLine", () => {
     expect(toolCallLine(call("edit_file", "{not\njson"), result(false, "Error: bad\nmore"))).toBe(
       "→ edit_file {not\\njson  failed: Error: bad",
     );
-    const long = toolCallLine(call("edit_file", JSON.stringify({ new_text: "y".repeat(200) })), result(true, ""));
+    const long = toolCallLine(
+      call("edit_file", JSON.stringify({ new_text: "y".repeat(200) })),
+      result(true, ""),
+    );
     expect(long).toBe(`→ edit_file new_text="${"y".repeat(69)}…  ok`);
   });
 
