@@ -5,7 +5,6 @@ import { mkdir, open, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { readRegularFile } from "../src/fs/read-regular-file.ts";
-import { isSecretFile } from "../src/fs/secret-files.ts";
 import { runToolCall } from "../src/tools/run-tool-call.ts";
 import { READ_LIMITS, readFileTool, viewFile } from "../src/tools/read-file.ts";
 import { useTempWorkspace } from "./tool-test-workspace.ts";
@@ -253,12 +252,5 @@ describe("read_file and secret files", () => {
     expect((await read({ path: ".env" })).code).toBe("secret_file");
     vi.stubEnv("AGENT_READ_SECRETS", "1");
     expect((await read({ path: ".env" })).content).toContain("OPENAI_API_KEY=sk-do-not-send-me");
-  });
-
-  it("decides by the file's name, in any case", () => {
-    const secret = [".env", ".ENV", "a/b/.env.test", "id_ed25519", "x\\.netrc", "tls.PEM"];
-    const plain = [".env.example", "env.ts", "id_rsa.pub", "src/key.ts", "keys.json", "README"];
-    expect(secret.filter(isSecretFile)).toEqual(secret);
-    expect(plain.filter(isSecretFile)).toEqual([]);
   });
 });
