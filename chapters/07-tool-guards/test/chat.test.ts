@@ -113,7 +113,7 @@ describe("runChat through the offline model", () => {
     expect(output).toContain("→ read_file src/cart.mjs  ok\n");
     // Since this chapter the line shows every argument, cut to fit one line.
     expect(output).toMatch(
-      /\n→ edit_file src\/cart\.mjs old_text="  const taxed = .{20,}… {2}ok\n/,
+      /\n→ edit_file src\/cart\.mjs old_text=" {2}const taxed = .{20,}… {2}ok\n/,
     );
     expect(notes).toEqual([expect.stringMatching(/^tokens: \d+ in, \d+ out over 4 model calls$/)]);
   });
