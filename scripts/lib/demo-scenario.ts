@@ -68,6 +68,10 @@ export interface Scenario {
   files?: Record<string, string>;
   /** Files too big to write out in the scenario, generated before the run. */
   generate?: GeneratedFile[];
+  /** Files written into a scratch folder beside the workspace, outside it (removed after the run). */
+  outside?: Record<string, string>;
+  /** Symlinks made in the workspace, path -> target; "{outside}" in a target is that folder. */
+  links?: Record<string, string>;
   edits?: ScenarioEdit[];
   /** The chapter's command-line arguments; "{workspace}" is replaced by the scratch folder. */
   args?: string[];
@@ -109,6 +113,8 @@ const KEYS = new Set([
   "program",
   "script",
   "generate",
+  "outside",
+  "links",
   "faults",
   "files",
   "edits",
@@ -154,7 +160,7 @@ export function scenarioProblems(value: unknown): string[] {
       problems.push(`"${key}" must be an array of strings`);
     }
   }
-  for (const key of ["files", "env"]) {
+  for (const key of ["files", "env", "outside", "links"]) {
     if (value[key] !== undefined && !isStringRecord(value[key])) {
       problems.push(`"${key}" must map names to strings`);
     }

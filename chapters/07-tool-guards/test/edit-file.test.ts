@@ -1,7 +1,7 @@
-import { readFile } from "node:fs/promises";
+import { readFile, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { writeTree } from "@build-agent/shared/test-helpers";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { runToolCall } from "../src/tools/run-tool-call.ts";
 import { workspaceTools } from "../src/tools/workspace-tools.ts";
 import { useTempWorkspace } from "./tool-test-workspace.ts";
@@ -36,9 +36,7 @@ describe("edit_file", () => {
       tool_call_id: "e1",
       ok: false,
       code: "no_match",
-      content:
-        "Error [no_match]: old_text does not occur in a.js.\n" +
-        "Hint: Call read_file to see the file as it is now, then copy old_text from it exactly.",
+      content: "Error [no_match]: old_text is not in a.js.\nHint: Read the file again.",
     });
     expect(await fileText("a.js")).toBe("let x = 1;\n");
   });
@@ -46,8 +44,7 @@ describe("edit_file", () => {
   it("answers old_text that occurs more than once with ambiguous_match, and changes nothing", async () => {
     await writeTree(workspace.root(), { "a.js": "x++;\ny++;\nx++;\n" });
     expect((await edit({ path: "a.js", old_text: "x++;", new_text: "x--;" })).content).toBe(
-      "Error [ambiguous_match]: old_text occurs 2 times in a.js; it must occur exactly once.\n" +
-        "Hint: Add lines around it to old_text until it is unique.",
+      "Error [ambiguous_match]: old_text occurs 2 times: add lines.\nHint: Read the file again.",
     );
     expect(await fileText("a.js")).toBe("x++;\ny++;\nx++;\n");
   });
@@ -56,8 +53,7 @@ describe("edit_file", () => {
     const result = await edit({ path: "new.js", old_text: "a", new_text: "b" });
     expect(result.code).toBe("file_not_found");
     expect(result.content).toBe(
-      "Error [file_not_found]: new.js does not exist.\n" +
-        "Hint: Paths are relative to the workspace root; call list_files to see which files there are.",
+      "Error [file_not_found]: new.js is not a file.\nHint: Read the file again.",
     );
   });
 
@@ -73,5 +69,52 @@ describe("edit_file", () => {
   it("refuses a path outside the workspace with path_escape", async () => {
     const result = await edit({ path: "../a.js", old_text: "a", new_text: "b" });
     expect(result.code).toBe("path_escape");
+  });
+
+  it("edits through a link that stays inside, and names the real file", async () => {
+    await writeTree(workspace.root(), { "src/a.js": "let x = 1;\n" });
+    await symlink("src", join(workspace.root(), "alias"));
+    expect((await edit({ path: "alias/a.js", old_text: "1", new_text: "2" })).content).toBe(
+      "Edited src/a.js: replaced 1 occurrence.",
+    );
+    expect(await fileText("src/a.js")).toBe("let x = 2;\n");
+  });
+});
+
+// A failed edit still answers a question: "is old_text in the file?". Asked often enough, that
+// spells out the file, so edit_file refuses a secret file before it looks inside.
+describe("edit_file and secret files", () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it("refuses .env whatever old_text is, so no answer tells what the file holds", async () => {
+    await writeTree(workspace.root(), { ".env": "OPENAI_API_KEY=sk-abc\n" });
+    const refusal = {
+      tool_call_id: "e1",
+      ok: false,
+      code: "secret_file",
+      content:
+        "Error [secret_file]: .env looks like a file of secrets: leave it alone.\nHint: Read the file again.",
+    };
+    for (const guess of ["sk-a", "sk-z", "OPENAI_API_KEY=sk-abc\n"]) {
+      expect(await edit({ path: ".env", old_text: guess, new_text: guess })).toEqual(refusal);
+    }
+    expect(await fileText(".env")).toBe("OPENAI_API_KEY=sk-abc\n");
+  });
+
+  it("refuses a secret reached through a link inside the workspace", async () => {
+    await writeTree(workspace.root(), { "app/.env.local": "TOKEN=t0ps3cret\n" });
+    await symlink("app/.env.local", join(workspace.root(), "settings.txt"));
+    const result = await edit({ path: "settings.txt", old_text: "t0p", new_text: "x" });
+    expect(result.content).toBe(
+      "Error [secret_file]: app/.env.local looks like a file of secrets: leave it alone.\nHint: Read the file again.",
+    );
+    expect(await fileText("app/.env.local")).toBe("TOKEN=t0ps3cret\n");
+  });
+
+  it("edits a secret file when the user sets AGENT_READ_SECRETS=1", async () => {
+    await writeTree(workspace.root(), { ".env": "DEBUG=0\n" });
+    vi.stubEnv("AGENT_READ_SECRETS", "1");
+    expect((await edit({ path: ".env", old_text: "0", new_text: "1" })).ok).toBe(true);
+    expect(await fileText(".env")).toBe("DEBUG=1\n");
   });
 });

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { defineTool } from "../src/tools/define-tool.ts";
 import { runToolCall } from "../src/tools/run-tool-call.ts";
 import { ToolError } from "../src/tools/tool-error.ts";
+import { WorkspacePathError } from "../src/fs/workspace-path.ts";
 
 const context = { cwd: "/nowhere", signal: new AbortController().signal };
 
@@ -13,6 +14,8 @@ const greet = defineTool({
   schema: z.object({ name: z.string(), times: z.number().int().min(1).optional() }),
   async execute(args) {
     if (args.name === "boom") throw new Error("the greeter broke");
+    if (args.name === "outside")
+      throw new WorkspacePathError("path_escape", 'Path "../x" is outside.', "Stay inside.");
     if (args.name === "nobody")
       throw new ToolError("no_one", "There is nobody to greet.", "Pass a real name.");
     return { ok: true, content: `Hello, ${args.name}!`.repeat(args.times ?? 1) };
@@ -42,9 +45,17 @@ describe("runToolCall", () => {
     });
   });
 
-  it("explains arguments that are not JSON", async () => {
+  it("explains arguments that are not JSON, and quotes what was sent", async () => {
     expect((await call("greet", '{"name": "Ada"')).content).toBe(
-      "Error: the arguments for greet are not valid JSON. Call greet again with its arguments as one JSON object.",
+      'Error: the arguments for greet are not valid JSON: {"name": "Ada". ' +
+        "Call greet again with its arguments as one JSON object.",
+    );
+  });
+
+  it("cuts a long quote at 200 characters and says how long it was", async () => {
+    expect((await call("greet", "x".repeat(500))).content).toBe(
+      `Error: the arguments for greet are not valid JSON: ${"x".repeat(200)}… (500 characters). ` +
+        "Call greet again with its arguments as one JSON object.",
     );
   });
 
@@ -79,6 +90,15 @@ describe("runToolCall", () => {
       content: "Error [no_one]: There is nobody to greet.\nHint: Pass a real name.",
       ok: false,
       code: "no_one",
+    });
+  });
+
+  it("keeps a refused path's code and hint, like a ToolError's", async () => {
+    expect(await call("greet", '{"name":"outside"}')).toEqual({
+      tool_call_id: "call_1",
+      content: 'Error [path_escape]: Path "../x" is outside.\nHint: Stay inside.',
+      ok: false,
+      code: "path_escape",
     });
   });
 

@@ -19,7 +19,7 @@ let workspace: string;
 let model: OfflineModel | undefined;
 
 beforeEach(async () => {
-  workspace = await copyDemoRepo("ch03-round-trip-");
+  workspace = await copyDemoRepo("ch07-round-trip-");
 });
 afterEach(async () => {
   await model?.close();
@@ -40,6 +40,8 @@ async function ask(script: Script, options: { faults?: Fault[]; maxRounds?: numb
     }),
     tools: workspaceTools,
     context: { cwd: workspace, signal: new AbortController().signal },
+    contextTokens: 32_000,
+    maxRetries: 0,
     maxRounds: options.maxRounds,
     onText: (piece) => (text += piece),
     onToolCall: (call, outcome) => calls.push({ call, result: outcome }),
@@ -86,7 +88,9 @@ describe("answerWithTools through the offline model", () => {
       "call_read_cart",
       "call_edit_cart",
     ]);
-    expect(String(toolMessages[1]?.content)).toMatch(/^src\/cart\.mjs: \d+ lines\n {4}1\timport/);
+    expect(String(toolMessages[1]?.content)).toMatch(
+      /^src\/cart\.mjs: full read, lines 1-\d+ of \d+, sha256 [0-9a-f]{64}\n {4}1\timport/,
+    );
 
     expect(await readFile(join(workspace, "src/cart.mjs"), "utf8")).toContain(
       "const goods = Math.max(0, subtotal(items) - couponCents);",
@@ -124,7 +128,9 @@ describe("answerWithTools through the offline model", () => {
       faults: [{ kind: "malformed_tool_arguments" }],
     });
     const failed = calls.find(({ result: outcome }) => !outcome.ok);
-    expect(failed?.result.content).toMatch(/^Error: the arguments for \w+ are not valid JSON\./);
+    expect(failed?.result.content).toMatch(
+      /^Error: the arguments for \w+ are not valid JSON: .+\. Call \w+ again with its arguments as one JSON object\.$/,
+    );
   });
 
   it("stops a model that never stops calling tools", async () => {

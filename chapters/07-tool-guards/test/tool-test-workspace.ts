@@ -1,4 +1,4 @@
-import { rm } from "node:fs/promises";
+import { realpath, rm } from "node:fs/promises";
 import { makeTempDir } from "@build-agent/shared/test-helpers";
 import { afterEach, beforeEach } from "vitest";
 import type { ToolContext } from "../src/tools/define-tool.ts";
@@ -7,7 +7,8 @@ import type { ToolContext } from "../src/tools/define-tool.ts";
 export function useTempWorkspace(): { root: () => string; context: () => ToolContext } {
   let root = "";
   beforeEach(async () => {
-    root = await makeTempDir("ch03-tools-");
+    // The real path: the tools report paths against the workspace's real root (macOS's /tmp is a link).
+    root = await realpath(await makeTempDir("ch07-tools-"));
   });
   afterEach(async () => {
     await rm(root, { recursive: true, force: true });

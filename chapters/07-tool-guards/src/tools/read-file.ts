@@ -1,10 +1,10 @@
-import { z } from "zod";
-import { defineTool } from "./define-tool.ts";
 import { sha256 } from "../fs/file-hash.ts";
 import { describeFileType, readRegularFile } from "../fs/read-regular-file.ts";
 import { isSecretFile, secretFilesAllowed } from "../fs/secret-files.ts";
-import { ToolError } from "./tool-error.ts";
 import { resolveWorkspacePath } from "../fs/workspace-path.ts";
+import { z } from "zod";
+import { defineTool } from "./define-tool.ts";
+import { ToolError } from "./tool-error.ts";
 
 // Caps per call keep one read from flooding the context window.
 export const READ_LIMITS = {
