@@ -161,7 +161,17 @@ describe("search_text", () => {
   it("reports an invalid regular expression", async () => {
     expect(await run("search_text", { query: "total(", regex: true })).toBe(
       'Error [invalid_regex]: "total(" is not a valid regular expression: Unterminated group.\n' +
-        "Hint: Fix the pattern (JavaScript syntax), or call search_text with regex=false to find the literal text.",
+        "Hint: Fix the pattern (JavaScript syntax, without backreferences or lookaround), or call search_text with regex=false to find the literal text.",
+    );
+  });
+
+  it("runs a model's pattern in linear time, and refuses one that could not be", async () => {
+    // "(a+)+$" backtracks for minutes on this line in the default engine: an agent that hangs
+    // (test/attacks/first-hour.test.ts runs it in a child it can kill).
+    await put("a.js", `${"a".repeat(40)}!\n`);
+    expect(await run("search_text", { query: "(a+)+$", regex: true })).toMatch(/^No matches/);
+    expect(await run("search_text", { query: "(a+)+(?=b)", regex: true })).toContain(
+      '"(a+)+(?=b)" is not a valid regular expression: Cannot be executed in linear time.',
     );
   });
 

@@ -26,8 +26,12 @@ export const editFileTool = defineTool({
     // Even a failed edit tells the model whether old_text is in the file: no secret files at all.
     if ((isSecretFile(path) || isSecretFile(relative)) && !secretFilesAllowed())
       throw refuse("secret_file", `${relative} looks like a file of secrets: leave it alone.`);
-    const text = await readFile(absolute, "utf8");
-    const count = text.split(old_text).length - 1;
+    const bytes = await readFile(absolute);
+    const text = bytes.toString("utf8");
+    // The file is written back as text: one that is not UTF-8 would lose its other bytes.
+    if (!Buffer.from(text, "utf8").equals(bytes))
+      throw refuse("not_utf8", `${relative} is not UTF-8 text: leave it alone.`);
+    const count = occurrences(text, old_text);
     if (count === 0) throw refuse("no_match", `old_text is not in ${relative}.`);
     if (count > 1) throw refuse("ambiguous_match", `old_text occurs ${count} times: add lines.`);
     // A function, so "$&" or "$1" in the new text is written as is, not as a replacement pattern.
@@ -38,3 +42,10 @@ export const editFileTool = defineTool({
     return { ok: true, content: `Edited ${relative}: replaced 1 occurrence.` };
   },
 });
+
+/** How often `part` occurs in `text`, overlaps included: "}\n}" is twice in "}\n}\n}". */
+function occurrences(text: string, part: string): number {
+  let count = 0;
+  for (let at = text.indexOf(part); at !== -1; at = text.indexOf(part, at + 1)) count++;
+  return count;
+}

@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
+import { setFlagsFromString } from "node:v8";
 import { z } from "zod";
 import { OPEN_FLAGS } from "../fs/read-regular-file.ts";
 import { isSecretFile, secretFilesAllowed } from "../fs/secret-files.ts";
@@ -7,6 +8,10 @@ import { defineTool } from "./define-tool.ts";
 import { describeScope, fileMatcher, resolveFolder } from "./list-files.ts";
 import { ToolError } from "./tool-error.ts";
 import { describeSkipped, walkWorkspace } from "./walk-workspace.ts";
+
+// The model's patterns run on V8's linear-time engine (the "l" flag), so none can hang the agent by
+// catastrophic backtracking, as "(a+)+$" does on a long line; the flag lets a RegExp ask for it.
+setFlagsFromString("--enable-experimental-regexp-engine");
 
 export const SEARCH_LIMITS = { maxMatches: 100, maxLineLength: 200, maxFileBytes: 1_000_000 };
 
@@ -77,18 +82,18 @@ export function compileQuery(query: string, isRegex: boolean): Query {
   }
   let pattern: RegExp;
   try {
-    pattern = new RegExp(query);
+    pattern = new RegExp(query, "l");
   } catch (error) {
     throw new ToolError(
       "invalid_regex",
       // V8 says "Invalid regular expression: /(/: Unterminated group"; keep the reason.
       `"${query}" is not a valid regular expression: ${(error as Error).message.split(": ").at(-1)}.`,
-      "Fix the pattern (JavaScript syntax), or call search_text with regex=false to find the literal text.",
+      "Fix the pattern (JavaScript syntax, without backreferences or lookaround), or call search_text with regex=false to find the literal text.",
     );
   }
   // With the m flag ^ and $ match at every line break, so a pattern that matches a line
   // of the file also matches its whole text.
-  const inAnyLine = new RegExp(query, "m");
+  const inAnyLine = new RegExp(query, "lm");
   return {
     inFile: (bytes) => inAnyLine.test(bytes.toString("utf8")),
     inLine: (line) => pattern.test(line),
