@@ -7,7 +7,7 @@
 // secret files: those refusals are asserted. Chapter 3 checks paths as text only, and its page
 // says a symlink leads anywhere: what goes through that gap is recorded (ATTACK_REPORT=1), never
 // asserted either way. A `test.fails` is a bug found here: its comment names it.
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { constants } from "node:fs";
 import {
   lstat,
@@ -22,8 +22,10 @@ import {
   symlink,
   writeFile,
 } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { startOfflineModel, type Script } from "../../shared/src/offline-model/index.ts";
 import { afterAll, afterEach, beforeAll, describe, expect, it, test, vi } from "vitest";
 import { runToolCall as run3 } from "../../chapters/03-tools/src/tools/run-tool-call.ts";
@@ -186,6 +188,8 @@ const LATIN1_EDITED = Buffer.concat([Buffer.from("const a = 2;"), LATIN1.subarra
 // The 100,000-file tree is made once: creating it takes seconds, listing it must not.
 const TREE_FILES = 100_000;
 const RACE_TRIALS = 100 * SCALE;
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 let tree: string;
 beforeAll(async () => {
   tree = await mkdtemp(path.join(tmpdir(), "attack-first-hour-tree-"));
@@ -878,3 +882,71 @@ describe("attack: a hostile model against chapter 3's lexical tools", () => {
     timeLimit(20),
   );
 });
+
+// ------------------------------------------------------------------------------------------
+describe("attack: chapter 8's search_text, beside edit_file, with a hostile regular expression", () => {
+  // BUG (chapter 8, src/tools/search-text.ts, compileQuery): regex=true compiles the model's
+  // pattern with new RegExp and runs it on each file's text, on the main thread, with no limit.
+  // search_text {"query":"(a+)+$","regex":true} over a file holding the line "a" x 40 + "!"
+  // backtracks for longer than the universe is old: the event loop is blocked, so the call is
+  // never answered and not even Ctrl-C (a SIGINT handler is JavaScript) can stop the agent. It
+  // should answer, e.g. by running the pattern on V8's linear-time engine (flag "l" behind
+  // --enable-experimental-regexp-engine), in a worker with a deadline, or by refusing nested
+  // quantifiers. Run in a child process, so the hang is killed after 5 s instead of this test.
+  test.fails(
+    "answers a catastrophic-backtracking pattern within 5 s",
+    async () => {
+      const { ws, at } = await fixture();
+      await writeFile(at("src", "long.txt"), "a".repeat(40) + "!\n");
+      const chapter = path.resolve(HERE, "../../chapters/08-workspace-search/src/tools");
+      const code = `
+      const { searchTextTool } = await import(${JSON.stringify(pathToFileURL(path.join(chapter, "search-text.ts")).href)});
+      const { runToolCall } = await import(${JSON.stringify(pathToFileURL(path.join(chapter, "run-tool-call.ts")).href)});
+      const call = { id: "redos", function: { name: "search_text", arguments: '{"query":"(a+)+$","regex":true}' } };
+      const result = await runToolCall([searchTextTool], call, { cwd: ${JSON.stringify(ws)}, signal: new AbortController().signal });
+      process.stdout.write(JSON.stringify(result));`;
+      const outcome = await new Promise<{ killed: boolean; stdout: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          ["--import", TSX, "--input-type=module", "-e", code],
+          { timeout: 5000 },
+          (error, stdout) => resolve({ killed: error?.killed ?? false, stdout }),
+        );
+      });
+      report(
+        "first-hour",
+        `chapter 8 search_text (a+)+$: ${outcome.killed ? "no answer in 5 s, killed" : outcome.stdout}`,
+      );
+      expect(outcome.killed).toBe(false);
+      expect(outcome.stdout).toContain('"tool_call_id":"redos"');
+    },
+    timeLimit(20),
+  );
+});
+
+// ------------------------------------------------------------------------------------------
+// Inside the workspace, but not the model's to change: .git/config runs programs for the user
+// (core.fsmonitor, core.hooksPath, an alias). list_files hides .git/; edit_file in chapters 3, 7
+// and 8 does not refuse it. Chapter 9's page lists "nothing keeps a patch out of .git/" for
+// apply_patch, and chapter 12 closes it; no page of chapters 3, 7 or 8 says it of edit_file.
+// Recorded, not asserted: no page promises it.
+describe.each([CH3, CH7, CH8])(
+  "attack: $label's edit_file on .git/config (recorded)",
+  (chapter) => {
+    it("reports whether the edit went through", async () => {
+      const { ws, at } = await fixture();
+      await mkdir(at(".git"));
+      await writeFile(at(".git", "config"), "[core]\n\trepositoryformatversion = 0\n");
+      const answer = await chapter.call(
+        ws,
+        "edit_file",
+        edit(".git/config", "[core]\n", "[core]\n\tfsmonitor = touch /tmp/agent-was-here\n"),
+      );
+      const written = (await readFile(at(".git", "config"), "utf8")).includes("fsmonitor");
+      report(
+        "first-hour",
+        `${chapter.label}: edit_file .git/config: ${answer.ok ? "ok" : answer.code}, fsmonitor written: ${written}`,
+      );
+    });
+  },
+);
