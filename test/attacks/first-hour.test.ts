@@ -6,7 +6,7 @@
 // Chapter 7 and 8 promise real-path confinement, answers for every call (no hang), caps, and no
 // secret files: those refusals are asserted. Chapter 3 checks paths as text only, and its page
 // says a symlink leads anywhere: what goes through that gap is recorded (ATTACK_REPORT=1), never
-// asserted either way. A `test.fails` is a bug found here: its comment names it.
+// asserted either way. A test whose comment says "found here, fixed" pins a bug this file found.
 import { execFile, execFileSync } from "node:child_process";
 import { constants } from "node:fs";
 import {
@@ -450,13 +450,13 @@ describe.each([CH7, CH8])("attack: a hostile model against $label's guarded tool
     timeLimit(30),
   );
 
-  // BUG (chapters 3, 7 and 8, src/tools/edit-file.ts): edit_file decodes the file with
+  // Found here, fixed (chapters 3, 7 and 8, src/tools/edit-file.ts): edit_file decoded the file with
   // readFile(absolute, "utf8") and writes the decoded string back, so every byte that is not
   // UTF-8, anywhere in the file, becomes U+FFFD (EF BF BD): an edit of line 1 rewrites the Latin-1
   // "é" of line 2. It should refuse a file that is not UTF-8 (as chapter 12's apply_patch does) or
   // splice the new bytes into the old ones. Chapter 9's page lists this for apply_patch; no page
   // of chapters 3, 7 or 8 says it of edit_file.
-  test.fails("keeps every byte it did not replace in a file that is not UTF-8", async () => {
+  test("keeps every byte it did not replace in a file that is not UTF-8", async () => {
     const { ws, at } = await fixture();
     await writeFile(at("latin1.js"), LATIN1);
     const answer = await call(ws, "edit_file", edit("latin1.js", "const a = 1;", "const a = 2;"));
@@ -489,12 +489,12 @@ describe.each([CH7, CH8])("attack: a hostile model against $label's guarded tool
     expect(await readFile(at("dollars.js"), "utf8")).toBe(`const x = ${newText}; // $'\n`);
   });
 
-  // BUG (chapters 3, 7 and 8, src/tools/edit-file.ts): the "exactly once" check counts with
+  // Found here, fixed (chapters 3, 7 and 8, src/tools/edit-file.ts): the "exactly once" check counted with
   // text.split(old_text), which finds only occurrences that do not overlap. In "}\n}\n}\n",
   // old_text "}\n}" occurs at offsets 0 and 2, split counts 1, and the first is replaced without
   // a word: the model may have meant the other one. It should answer ambiguous_match (count with
   // indexOf from each match's start + 1) and write nothing.
-  test.fails("refuses old_text whose occurrences overlap as ambiguous", async () => {
+  test("refuses old_text whose occurrences overlap as ambiguous", async () => {
     const { ws, at } = await fixture();
     await writeFile(at("braces.js"), "  }\n}\n}\n");
     const answer = await call(ws, "edit_file", edit("braces.js", "}\n}", "}"));
@@ -794,8 +794,8 @@ describe("attack: a hostile model against chapter 3's lexical tools", () => {
     );
   });
 
-  // BUG: the same as chapters 7 and 8 (see above): bytes that are not UTF-8 become U+FFFD.
-  test.fails("keeps every byte it did not replace in a file that is not UTF-8", async () => {
+  // Fixed, as in chapters 7 and 8 (see above): bytes that are not UTF-8 become U+FFFD.
+  test("keeps every byte it did not replace in a file that is not UTF-8", async () => {
     const { ws, at } = await fixture();
     await writeFile(at("latin1.js"), LATIN1);
     const answer = await call(ws, "edit_file", edit("latin1.js", "const a = 1;", "const a = 2;"));
@@ -803,8 +803,8 @@ describe("attack: a hostile model against chapter 3's lexical tools", () => {
     expect(after.toString("hex")).toBe((answer.ok ? LATIN1_EDITED : LATIN1).toString("hex"));
   });
 
-  // BUG: the same as chapters 7 and 8 (see above): overlapping occurrences are counted once.
-  test.fails("refuses old_text whose occurrences overlap as ambiguous", async () => {
+  // Fixed, as in chapters 7 and 8 (see above): overlapping occurrences are counted once.
+  test("refuses old_text whose occurrences overlap as ambiguous", async () => {
     const { ws, at } = await fixture();
     await writeFile(at("braces.js"), "  }\n}\n}\n");
     const answer = await call(ws, "edit_file", edit("braces.js", "}\n}", "}"));
@@ -885,7 +885,7 @@ describe("attack: a hostile model against chapter 3's lexical tools", () => {
 
 // ------------------------------------------------------------------------------------------
 describe("attack: chapter 8's search_text, beside edit_file, with a hostile regular expression", () => {
-  // BUG (chapter 8, src/tools/search-text.ts, compileQuery): regex=true compiles the model's
+  // Found here, fixed (chapter 8, src/tools/search-text.ts, compileQuery): regex=true compiled the model's
   // pattern with new RegExp and runs it on each file's text, on the main thread, with no limit.
   // search_text {"query":"(a+)+$","regex":true} over a file holding the line "a" x 40 + "!"
   // backtracks for longer than the universe is old: the event loop is blocked, so the call is
@@ -893,7 +893,7 @@ describe("attack: chapter 8's search_text, beside edit_file, with a hostile regu
   // should answer, e.g. by running the pattern on V8's linear-time engine (flag "l" behind
   // --enable-experimental-regexp-engine), in a worker with a deadline, or by refusing nested
   // quantifiers. Run in a child process, so the hang is killed after 5 s instead of this test.
-  test.fails(
+  test(
     "answers a catastrophic-backtracking pattern within 5 s",
     async () => {
       const { ws, at } = await fixture();
