@@ -56,7 +56,9 @@ describe("chapter 08 main: one task per run", () => {
     const stderr = capture(process.stderr);
     capture(process.stdout);
     expect(await main([])).toBe(0);
-    const scratch = /workspace: (\S+) \(scratch copy of the demo repository\)\n/.exec(stderr())?.[1];
+    const scratch = /workspace: (\S+) \(scratch copy of the demo repository\)\n/.exec(
+      stderr(),
+    )?.[1];
     expect(scratch).toBeDefined();
     try {
       expect(stderr()).toContain(`see for yourself: cd ${scratch} && node check.mjs\n`);
