@@ -3,9 +3,9 @@ import path from "node:path";
 /**
  * Files that usually hold keys, passwords or tokens. Whatever a tool shows
  * the model is sent to the model's provider, and changing code never needs
- * these values, so the tools leave such files out: read_file and edit_file
- * refuse them, search_text skips them. The user, not the model, can let them
- * through with AGENT_READ_SECRETS=1 in the environment.
+ * these values, so the tools leave such files out: read_file refuses them and
+ * search_text skips them. The user, not the model, can let them through with
+ * AGENT_READ_SECRETS=1 in the environment.
  */
 // prettier-ignore
 const SECRET_NAMES = new Set([
