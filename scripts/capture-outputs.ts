@@ -55,8 +55,9 @@ export const DEMOS: Record<string, Demo> = {
     env: { AGENT_CONTEXT_TOKENS: "250" },
   },
   "07-tool-guards": {},
-  "08-workspace-search": { args: ["What is this repository, and how is it organised?"] },
-  "09-patch-format": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
+  // No task: the default task, the demo bug, fixed with edit_file (chapter 9: apply_patch).
+  "08-workspace-search": {},
+  "09-patch-format": {},
   "10-finding-hunks": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
   "11-hash-guard": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
   "12-safe-writes": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
