@@ -7,7 +7,7 @@ import type { ToolContext } from "../src/tools/define-tool.ts";
 export function useTempWorkspace(): { root: () => string; context: () => ToolContext } {
   let root = "";
   beforeEach(async () => {
-    root = await makeTempDir("ch06-tools-");
+    root = await makeTempDir("ch03-tools-");
   });
   afterEach(async () => {
     await rm(root, { recursive: true, force: true });
