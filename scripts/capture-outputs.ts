@@ -46,10 +46,8 @@ export const DEMOS: Record<string, Demo> = {
   },
   // No task: offline, chapter 3 runs its demo task on a scratch copy of the demo repository.
   "03-tools": {},
-  "06-context-budget": {
-    input: ["What is a context window?", "And what happens when it is full?", "/tokens", "Thanks!"],
-    env: { AGENT_CONTEXT_TOKENS: "250" },
-  },
+  // No task: the demo task, every request counted and fitted (a chat that drops turns is break-it's).
+  "06-context-budget": {},
   "07-tool-guards": {},
   "08-workspace-search": { args: ["What is this repository, and how is it organised?"] },
   "09-patch-format": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
