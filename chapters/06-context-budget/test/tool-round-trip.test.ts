@@ -176,7 +176,9 @@ describe("answerWithTools fits every request to the budget", () => {
 
   it("counts the tool definitions, and drops the oldest turn before the request that needs it", async () => {
     const withEverything = countRequestTokens(requestMessages(earlier)) + TOOL_TOKENS;
-    const { notices, requests } = await ask(loadScript("fix-bug-edit"), {
+    // Replayed in order: the earlier answer in the conversation is not one of this script's.
+    const script = { ...loadScript("fix-bug-edit"), sequential: true };
+    const { notices, requests } = await ask(script, {
       conversation: earlier,
       // One token short for the first request: the tool definitions are part of the count.
       contextTokens: withEverything - 1,
