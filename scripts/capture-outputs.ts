@@ -50,10 +50,8 @@ export const DEMOS: Record<string, Demo> = {
   "04-retries": {},
   // Offline, the demo task again: the key is never in the way, which is the point.
   "05-key-redaction": {},
-  "06-context-budget": {
-    input: ["What is a context window?", "And what happens when it is full?", "/tokens", "Thanks!"],
-    env: { AGENT_CONTEXT_TOKENS: "250" },
-  },
+  // No task: the demo task, every request counted and fitted (a chat that drops turns is break-it's).
+  "06-context-budget": {},
   "07-tool-guards": {},
   // No task: the default task, the demo bug, fixed with edit_file (chapter 9: apply_patch).
   "08-workspace-search": {},

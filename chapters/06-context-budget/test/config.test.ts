@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DOTENV_FILE, loadConfig, OFFLINE_NOTICE, resolveConfig } from "../src/model/config.ts";
 
-const limits = { timeoutMs: 60_000 };
+const limits = { timeoutMs: 60_000, maxRetries: 3, contextTokens: 32_000 };
 
 describe("resolveConfig", () => {
   it("runs offline when nothing is configured, and says so in one line", () => {
@@ -93,6 +93,16 @@ describe("resolveConfig", () => {
       kind: "invalid",
       message: 'AGENT_TIMEOUT_MS must be a whole number >= 1, got "1.5s" (default 60000)',
     });
+  });
+
+  it("reads the context budget from AGENT_CONTEXT_TOKENS, 32000 by default", () => {
+    expect(resolveConfig({})).toMatchObject({ contextTokens: 32_000 });
+    expect(resolveConfig({ AGENT_CONTEXT_TOKENS: "8000" })).toMatchObject({ contextTokens: 8000 });
+    expect(resolveConfig({ AGENT_CONTEXT_TOKENS: "32k" })).toEqual({
+      kind: "invalid",
+      message: 'AGENT_CONTEXT_TOKENS must be a whole number >= 1, got "32k" (default 32000)',
+    });
+    expect(resolveConfig({ AGENT_CONTEXT_TOKENS: "0" })).toMatchObject({ kind: "invalid" });
   });
 
   it("reads .env text, and the real environment wins over it", () => {

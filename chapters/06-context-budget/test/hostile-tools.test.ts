@@ -93,6 +93,8 @@ async function runHostileModel() {
     conversation: addMessages(startConversation(), { role: "user", content: "Show me secrets." }),
     tools: workspaceTools,
     context: { cwd: workspace, signal: new AbortController().signal },
+    contextTokens: 32_000,
+    maxRetries: 0,
     onToolCall: (_call, outcome) => results.push(outcome),
   });
   return { calls, results, result, requests: model.requests };

@@ -24,7 +24,7 @@ const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).h
 /** Node's arguments to run the chapter's main with these arguments. */
 const mainArgs = (...args: string[]): string[] => ["--import", tsxLoader, main, ...args];
 
-const USAGE = 'usage: pnpm chapter 3 -- "task or question" [--repo PATH]';
+const USAGE = 'usage: pnpm chapter 6 -- "task or question" [--repo PATH]';
 const FIXED = "const goods = Math.max(0, subtotal(items) - couponCents);";
 
 // The chapter must not pick up a developer's real model settings while under test.
@@ -58,14 +58,14 @@ async function tempDir(prefix: string): Promise<string> {
 
 /** A scratch copy of the demo repository, removed after the tests. */
 async function demoCopy(): Promise<string> {
-  const dir = await copyDemoRepo("ch03-main-repo-");
+  const dir = await copyDemoRepo("ch06-main-repo-");
   tempDirs.push(dir);
   return dir;
 }
 
 /** Runs main in an empty folder (no developer's .env) with its own TMPDIR for scratch copies. */
 async function runMain(args: string[], options: RunCommandOptions = {}) {
-  const tmp = await tempDir("ch03-main-tmp-");
+  const tmp = await tempDir("ch06-main-tmp-");
   await mkdir(join(tmp, "cwd"));
   return runCommand(process.execPath, mainArgs(...args), {
     cwd: join(tmp, "cwd"),
@@ -79,7 +79,7 @@ function envFor(model: OfflineModel) {
   return { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: model.apiKey, AGENT_MODEL: model.model };
 }
 
-describe("chapter 03 main", () => {
+describe("chapter 06 main", () => {
   it("offline, fixes the demo bug on a scratch copy and the demo's check passes", async () => {
     const result = await runMain([]);
     expect(result.code).toBe(0);
@@ -112,7 +112,7 @@ describe("chapter 03 main", () => {
   });
 
   it("refuses a --repo that is not a folder before anything starts", async () => {
-    const missing = join(await tempDir("ch03-main-missing-"), "nope");
+    const missing = join(await tempDir("ch06-main-missing-"), "nope");
     const result = await runMain(["--repo", missing]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
@@ -128,7 +128,7 @@ describe("chapter 03 main", () => {
   });
 
   it("offline on a folder that is not the demo repository, says so and changes nothing", async () => {
-    const repo = await tempDir("ch03-main-other-");
+    const repo = await tempDir("ch06-main-other-");
     await writeTree(repo, { "notes.txt": "nothing to fix\n" });
     const result = await runMain(["--repo", repo]);
     expect(result.code).toBe(0);
@@ -169,6 +169,43 @@ describe("chapter 03 main", () => {
     ]);
   });
 
+  it("fits a piped chat to AGENT_CONTEXT_TOKENS, below the model's window, dropping the oldest turn", async () => {
+    // The model refuses any request over 1600 tokens; the third turn's second request is ~1770.
+    server = await startOfflineModel({
+      script: loadScript("demo-06-long-chat"),
+      faults: [{ kind: "context_window", tokens: 1600 }],
+    });
+    const repo = await demoCopy();
+    const result = await runMain(["--repo", repo], {
+      input: "What is this repository?\nWhat does src/cart.mjs do?\nWhat does check.mjs test?\n",
+      env: { ...envFor(server), AGENT_CONTEXT_TOKENS: "1500" },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("check.mjs runs seven checks");
+    expect(result.stderr).toMatch(
+      /\ncontext: dropped 4 old messages \(\d+ tokens\) to fit the 1500-token budget\n/,
+    );
+    // The last request holds the second and third turns only, the call with its result.
+    expect(server.requests.at(-1)?.messages.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "user",
+      "assistant",
+      "tool",
+    ]);
+  });
+
+  it("exits 1 with one line on a bad context budget", async () => {
+    const result = await runMain(["hi"], { env: { AGENT_CONTEXT_TOKENS: "lots" } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'error: AGENT_CONTEXT_TOKENS must be a whole number >= 1, got "lots" (default 32000)\n',
+    );
+  });
+
   it("exits 1 with one line naming the URL when nothing listens there", async () => {
     const baseURL = `http://127.0.0.1:${await closedPort()}/v1`;
     const repo = await demoCopy();
@@ -191,7 +228,7 @@ describe("chapter 03 main", () => {
     const repo = await demoCopy();
     const env = { ...process.env, ...noModel, ...envFor(model) };
     const child = spawn(process.execPath, mainArgs("--repo", repo), {
-      cwd: await tempDir("ch03-main-cwd-"),
+      cwd: await tempDir("ch06-main-cwd-"),
       env,
       stdio: ["pipe", "pipe", "pipe"],
     });

@@ -1,6 +1,7 @@
-// Exercise "Tell the model what was dropped": when fitToBudget drops turns, the request starts its
-// history with one assistant message saying so, and still fits the budget with it counted. When
-// there is no room for the note beside the question, the question goes out without it.
+// Exercise "Tell the model what was dropped": when the round trip's fitting drops turns, the request
+// starts its history with one assistant message saying so, and still fits the budget with it (and
+// the tool definitions) counted. When there is no room for the note beside the question, the
+// question goes out without it.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -23,6 +24,8 @@ interface Chat {
       close(): Promise<void>;
     };
     contextTokens: number;
+    tools: readonly unknown[];
+    workspace: string;
     lines: string[];
     write: (text: string) => void;
     note: (line: string) => void;
@@ -37,6 +40,15 @@ interface ModelClient {
 
 interface TokenCounter {
   countRequestTokens(messages: readonly Message[]): number;
+  countToolTokens(tools: readonly unknown[]): number;
+}
+
+interface Tools {
+  workspaceTools: readonly unknown[];
+}
+
+interface DefineTool {
+  toOpenAITool(tool: unknown): unknown;
 }
 
 const SYSTEM = "You are a helpful assistant for a software developer. Answer concisely.";
@@ -45,7 +57,13 @@ export default async function check(chapterDir: string): Promise<void> {
   const load = (file: string) => import(pathToFileURL(join(chapterDir, file)).href);
   const { runChat } = (await load("src/context/chat.ts")) as Chat;
   const { createModelClient } = (await load("src/model/model-client.ts")) as ModelClient;
-  const { countRequestTokens } = (await load("src/context/token-counter.ts")) as TokenCounter;
+  const { countRequestTokens, countToolTokens } = (await load(
+    "src/context/token-counter.ts",
+  )) as TokenCounter;
+  const { workspaceTools } = (await load("src/tools/workspace-tools.ts")) as Tools;
+  const { toOpenAITool } = (await load("src/tools/define-tool.ts")) as DefineTool;
+  // Every request carries the tool definitions, so the budget holds them before any message.
+  const toolTokens = countToolTokens(workspaceTools.map(toOpenAITool));
 
   /** Runs a piped chat through the offline model; returns each request's messages and the notes. */
   async function chat(lines: string[], contextTokens: number) {
@@ -64,6 +82,8 @@ export default async function check(chapterDir: string): Promise<void> {
         client: createModelClient(endpoint),
         endpoint,
         contextTokens,
+        tools: workspaceTools,
+        workspace: chapterDir, // the chat script calls no tool
         lines,
         write: () => {},
         note: (line) => notes.push(line),
@@ -78,7 +98,7 @@ export default async function check(chapterDir: string): Promise<void> {
   }
 
   // The demo's conversation: the third question only fits once the first turn is dropped.
-  const budget = 250;
+  const budget = toolTokens + 250;
   const questions = ["What is a context window?", "And what happens when it is full?", "Thanks!"];
   const { code, notes, requests } = await chat(questions, budget);
   assert.equal(code, 0, `the chat should succeed; its notes:\n${notes.join("\n")}`);
@@ -103,10 +123,10 @@ export default async function check(chapterDir: string): Promise<void> {
   );
   assert.equal(third.filter(mentionsDropping).length, 1, "exactly one note, not one per turn");
   assert.deepEqual(third.at(-1), { role: "user", content: "Thanks!" }, "the question comes last");
-  const tokens = countRequestTokens(third);
+  const tokens = countRequestTokens(third) + toolTokens;
   assert.ok(
     tokens <= budget,
-    `with the note counted, the request must fit the ${budget}-token budget; it needs ${tokens}`,
+    `with the note and the tools counted, the request must fit the ${budget}-token budget; it needs ${tokens}`,
   );
 
   // No room for the note: a budget that holds the system prompt and the question, and barely more.
@@ -115,7 +135,9 @@ export default async function check(chapterDir: string): Promise<void> {
     countRequestTokens([
       { role: "system", content: SYSTEM },
       { role: "user", content: question },
-    ]) + 2;
+    ]) +
+    toolTokens +
+    2;
   const squeezed = await chat(["Hi", question], tight);
   assert.equal(
     squeezed.requests.length,

@@ -14,17 +14,7 @@ const TOKENS_PER_NAME = 1;
 const REPLY_PRIMING = 3;
 
 export function estimateUsage(request: ChatRequestBody, reply: ScriptStep["reply"]): WireUsage {
-  const prompt_tokens =
-    request.messages.reduce(
-      (sum, message) =>
-        sum +
-        TOKENS_PER_MESSAGE +
-        countTokens(message.role) +
-        countTokens(messageText(message)) +
-        (message.name === undefined ? 0 : TOKENS_PER_NAME + countTokens(message.name)) +
-        jsonTokens(message.tool_calls),
-      REPLY_PRIMING,
-    ) + jsonTokens(request.tools);
+  const prompt_tokens = countPromptTokens(request);
   const completion_tokens = Math.max(
     1,
     countTokens(reply.content ?? "") +
@@ -34,6 +24,22 @@ export function estimateUsage(request: ChatRequestBody, reply: ScriptStep["reply
       ),
   );
   return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+}
+
+/** The request's prompt tokens: its messages, the reply priming and the tool definitions. */
+export function countPromptTokens(request: ChatRequestBody): number {
+  return (
+    request.messages.reduce(
+      (sum, message) =>
+        sum +
+        TOKENS_PER_MESSAGE +
+        countTokens(message.role) +
+        countTokens(messageText(message)) +
+        (message.name === undefined ? 0 : TOKENS_PER_NAME + countTokens(message.name)) +
+        jsonTokens(message.tool_calls),
+      REPLY_PRIMING,
+    ) + jsonTokens(request.tools)
+  );
 }
 
 // Long runs without a break (a base64 blob, `=====`) are counted in pieces, exactly as chapter 06's
