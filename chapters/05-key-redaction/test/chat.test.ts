@@ -11,7 +11,7 @@ import { workspaceTools } from "../src/tools/workspace-tools.ts";
 let server: OfflineModel | undefined;
 let workspace: string;
 beforeEach(async () => {
-  workspace = await copyDemoRepo("ch03-chat-");
+  workspace = await copyDemoRepo("ch04-chat-");
 });
 afterEach(async () => {
   await server?.close();
@@ -22,7 +22,7 @@ afterEach(async () => {
 /** Drives runChat through the offline model with the given lines; collects what it printed. */
 async function chat(
   lines: string[],
-  options: { script?: Script; faults?: Fault[]; interactive?: boolean } = {},
+  options: { script?: Script; faults?: Fault[]; interactive?: boolean; maxRetries?: number } = {},
 ) {
   await server?.close(); // a test may chat twice
   server = await startOfflineModel({
@@ -34,7 +34,7 @@ async function chat(
     apiKey: server.apiKey,
     model: server.model,
     timeoutMs: 10_000,
-    maxRetries: 0,
+    maxRetries: options.maxRetries ?? 0,
     close: async () => {},
   };
   let output = "";
@@ -141,6 +141,32 @@ describe("runChat through the offline model", () => {
     ]);
   });
 
+  it("says when it waits and retries, then answers the turn", async () => {
+    const faults: Fault[] = [
+      { kind: "rate_limit", retryAfterSeconds: 1 },
+      { kind: "rate_limit", retryAfterSeconds: 0 },
+    ];
+    const { code, output, notes, requests } = await chat(["hello"], { faults, maxRetries: 3 });
+    expect(code).toBe(0);
+    expect(requests).toHaveLength(3);
+    expect(output).toContain('You asked: "hello"');
+    expect(notes).toEqual([
+      "retrying in 1.0 s (retry 1 of 3)",
+      "retrying in 0.0 s (retry 2 of 3)",
+      expect.stringMatching(/^tokens: \d+ in, \d+ out over 1 model calls$/),
+    ]);
+  });
+
+  it("explains a rate limit that outlasts the retries, naming AGENT_MAX_RETRIES", async () => {
+    const faults: Fault[] = [0, 1, 2].map(() => ({ kind: "rate_limit", retryAfterSeconds: 0 }));
+    const { code, notes, requests } = await chat(["hello"], { faults, maxRetries: 2 });
+    expect(code).toBe(1);
+    expect(requests).toHaveLength(3);
+    expect(notes.at(-1)).toBe(
+      `error: rate-limited by ${server?.baseURL}, still after 2 retries: wait a minute, or raise AGENT_MAX_RETRIES`,
+    );
+  });
+
   it("forgets a failed turn, carries on when interactive, stops when piped", async () => {
     const interactive = await chat(["lost question", "kept question"], {
       faults: [{ kind: "bad_key" }],
@@ -155,9 +181,8 @@ describe("runChat through the offline model", () => {
       { role: "user", content: "kept question" },
     ]);
 
-    // A 404 is not retried, so the failure is final.
     const piped = await chat(["lost question", "never sent"], {
-      faults: [{ kind: "unknown_model" }],
+      faults: [{ kind: "server_error" }],
     });
     expect(piped.code).toBe(1);
     expect(piped.requests).toHaveLength(1);

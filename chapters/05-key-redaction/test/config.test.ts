@@ -84,14 +84,19 @@ describe("resolveConfig", () => {
     });
   });
 
-  it("reads the timeout, and rejects a value that is not a whole number", () => {
-    expect(resolveConfig({ AGENT_TIMEOUT_MS: "500" })).toMatchObject({
+  it("reads timeout and retries, and rejects values that are not whole numbers", () => {
+    expect(resolveConfig({ AGENT_TIMEOUT_MS: "500", AGENT_MAX_RETRIES: "0" })).toMatchObject({
       kind: "offline",
       timeoutMs: 500,
+      maxRetries: 0,
     });
     expect(resolveConfig({ AGENT_TIMEOUT_MS: "1.5s" })).toEqual({
       kind: "invalid",
       message: 'AGENT_TIMEOUT_MS must be a whole number >= 1, got "1.5s" (default 60000)',
+    });
+    expect(resolveConfig({ AGENT_MAX_RETRIES: "-1" })).toEqual({
+      kind: "invalid",
+      message: 'AGENT_MAX_RETRIES must be a whole number >= 0, got "-1" (default 3)',
     });
   });
 

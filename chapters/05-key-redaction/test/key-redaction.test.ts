@@ -243,7 +243,7 @@ describe.concurrent("the program against a server that echoes the key everywhere
     it(`never prints the key when it comes back ${where}`, async ({ expect }) => {
       const result = await runAgainst(handler);
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain(shown);
+      expect(result.output).toContain(shown); // stderr here; the Agent Loop (chapter 18) prints it on stdout
       expect(result.output).not.toContain(apiKey);
     });
   }
@@ -254,7 +254,7 @@ describe.concurrent("the program against a server that echoes the key everywhere
       "1",
     );
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("failed with HTTP 500, still after 1 retry");
+    expect(result.output).toContain("failed with HTTP 500, still after 1 retry");
     expect(result.output).not.toContain(apiKey);
   });
 });

@@ -8,6 +8,7 @@ import {
   type OfflineModel,
   type Script,
 } from "@build-agent/shared/offline-model";
+import { APIError } from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { addMessages, startConversation } from "../src/context/conversation.ts";
 import { createModelClient } from "../src/model/model-client.ts";
@@ -19,7 +20,7 @@ let workspace: string;
 let model: OfflineModel | undefined;
 
 beforeEach(async () => {
-  workspace = await copyDemoRepo("ch03-round-trip-");
+  workspace = await copyDemoRepo("ch04-round-trip-");
 });
 afterEach(async () => {
   await model?.close();
@@ -27,13 +28,16 @@ afterEach(async () => {
   await rm(workspace, { recursive: true, force: true });
 });
 
-async function ask(script: Script, options: { faults?: Fault[]; maxRounds?: number } = {}) {
+async function ask(
+  script: Script,
+  options: { faults?: Fault[]; maxRounds?: number; maxRetries?: number } = {},
+) {
   model = await startOfflineModel({ script, faults: options.faults });
   const calls: Array<{ call: ToolCallRequest; result: ToolCallResult }> = [];
+  const retries: string[] = [];
   let text = "";
   const result = await answerWithTools({
     client: createModelClient({ baseURL: model.baseURL, apiKey: model.apiKey, timeoutMs: 30_000 }),
-    maxRetries: 0,
     model: model.model,
     conversation: addMessages(startConversation("You fix bugs."), {
       role: "user",
@@ -42,10 +46,13 @@ async function ask(script: Script, options: { faults?: Fault[]; maxRounds?: numb
     tools: workspaceTools,
     context: { cwd: workspace, signal: new AbortController().signal },
     maxRounds: options.maxRounds,
+    maxRetries: options.maxRetries ?? 0,
     onText: (piece) => (text += piece),
+    onRetry: ({ attempt, error }) =>
+      retries.push(`${attempt}: ${error instanceof APIError ? error.status : String(error)}`),
     onToolCall: (call, outcome) => calls.push({ call, result: outcome }),
   });
-  return { result, calls, text, requests: model.requests };
+  return { result, calls, text, retries, requests: model.requests };
 }
 
 /** A script that calls read_file on README.md forever. */
@@ -133,6 +140,30 @@ describe("answerWithTools through the offline model", () => {
     expect(result.answer).toBeNull();
     expect(result.rounds).toBe(3);
     expect(calls).toHaveLength(3);
+  });
+
+  it("retries a model call that failed before any text, and carries on with the task", async () => {
+    const { result, retries, requests } = await ask(loadScript("fix-bug-edit"), {
+      faults: [{ kind: "rate_limit", retryAfterSeconds: 0 }, { kind: "server_error" }],
+      maxRetries: 3,
+    });
+    expect(retries).toEqual(["1: 429", "2: 500"]);
+    expect(result.rounds).toBe(4);
+    expect(requests).toHaveLength(6);
+    expect((await runDemoCheck(workspace)).ok).toBe(true);
+  });
+
+  it("gives up with the last error once maxRetries are used up", async () => {
+    const failure = await ask(loadScript("fix-bug-edit"), {
+      faults: [{ kind: "server_error" }, { kind: "server_error" }],
+      maxRetries: 1,
+    }).then(
+      () => expect.unreachable("the round trip should fail"),
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(APIError);
+    expect((failure as APIError).status).toBe(500);
+    expect(model?.requests).toHaveLength(2);
   });
 
   it(`stops after ${DEFAULT_MAX_ROUNDS} model calls by default`, async () => {

@@ -26,7 +26,7 @@ let workspace: string;
 let model: OfflineModel | undefined;
 
 beforeEach(async () => {
-  base = await makeTempDir("ch03-hostile-");
+  base = await makeTempDir("ch04-hostile-");
   workspace = join(base, "workspace");
   await mkdir(workspace);
   await writeTree(workspace, { "src/a.js": "export const a = 1;\n" });

@@ -1,6 +1,5 @@
-import { mkdtemp, realpath, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { realpath, rm } from "node:fs/promises";
+import { makeTempDir } from "@build-agent/shared/test-helpers";
 import { afterEach, beforeEach } from "vitest";
 import type { ToolContext } from "../src/tools/define-tool.ts";
 
@@ -8,7 +7,8 @@ import type { ToolContext } from "../src/tools/define-tool.ts";
 export function useTempWorkspace(): { root: () => string; context: () => ToolContext } {
   let root = "";
   beforeEach(async () => {
-    root = await realpath(await mkdtemp(path.join(tmpdir(), "tool-test-workspace-")));
+    // The real path: the tools report paths against the workspace's real root (macOS's /tmp is a link).
+    root = await realpath(await makeTempDir("ch07-tools-"));
   });
   afterEach(async () => {
     await rm(root, { recursive: true, force: true });

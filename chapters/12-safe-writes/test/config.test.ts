@@ -100,12 +100,14 @@ describe("resolveConfig", () => {
     });
   });
 
-  it("reads the context budget from AGENT_CONTEXT_TOKENS", () => {
+  it("reads the context budget from AGENT_CONTEXT_TOKENS, 32000 by default", () => {
+    expect(resolveConfig({})).toMatchObject({ contextTokens: 32_000 });
     expect(resolveConfig({ AGENT_CONTEXT_TOKENS: "8000" })).toMatchObject({ contextTokens: 8000 });
     expect(resolveConfig({ AGENT_CONTEXT_TOKENS: "32k" })).toEqual({
       kind: "invalid",
       message: 'AGENT_CONTEXT_TOKENS must be a whole number >= 1, got "32k" (default 32000)',
     });
+    expect(resolveConfig({ AGENT_CONTEXT_TOKENS: "0" })).toMatchObject({ kind: "invalid" });
   });
 
   it("reads .env text, and the real environment wins over it", () => {
@@ -115,25 +117,6 @@ describe("resolveConfig", () => {
       apiKey: "sk-from-file",
       model: "gpt-4o",
     });
-  });
-
-  it("refuses a base URL from .env for a key from the environment: a file must not pick where it goes", () => {
-    const hostile = "OPENAI_BASE_URL=http://127.0.0.1:9/v1\nAGENT_MODEL=m\n";
-    expect(resolveConfig({ OPENAI_API_KEY: "sk-from-env" }, hostile)).toEqual({
-      kind: "invalid",
-      message:
-        "OPENAI_BASE_URL comes from .env but OPENAI_API_KEY from the environment: the key would go to a server a file chose. Set both in the same place: the environment, or the .env at the repository root",
-    });
-    // Both from the same place are fine, and so is a base URL from the environment.
-    expect(resolveConfig({}, `OPENAI_API_KEY=sk-file\n${hostile}`)).toMatchObject({
-      baseURL: "http://127.0.0.1:9/v1",
-    });
-    expect(
-      resolveConfig(
-        { OPENAI_API_KEY: "sk-env", OPENAI_BASE_URL: "http://localhost:1/v1" },
-        hostile,
-      ),
-    ).toMatchObject({ baseURL: "http://localhost:1/v1", apiKey: "sk-env" });
   });
 
   it("treats an empty variable as unset, so an empty env value does not hide .env", () => {

@@ -6,7 +6,12 @@ import { APIError } from "openai";
 import type { ChatCompletionTool } from "openai/resources/chat/completions";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createModelClient, streamChat } from "../src/model/model-client.ts";
-import { AbortedError, describeModelError, isAbort, redactKey } from "../src/model/model-errors.ts";
+import {
+  AbortedError,
+  describeModelError,
+  isAbort,
+  ModelTimeoutError,
+} from "../src/model/model-errors.ts";
 import { AnswerTooLongError, StreamCutError } from "../src/model/stream-assembler.ts";
 import { streamWithRetry } from "../src/model/stream-with-retry.ts";
 
@@ -213,6 +218,19 @@ describe("streamWithRetry through the offline model", () => {
     expect(model.requests).toHaveLength(2);
   });
 
+  it("waits at most a minute, however long a hostile server asks", async () => {
+    const model = await start([{ kind: "rate_limit", retryAfterSeconds: 3600 }]);
+    const sleeps: number[] = [];
+    await streamWithRetry({
+      client: clientFor(model),
+      model: model.model,
+      messages: question,
+      maxRetries: 3,
+      sleep: async (ms) => void sleeps.push(ms),
+    });
+    expect(sleeps).toEqual([60_000]);
+  });
+
   it("retries a 500 and a stall, then succeeds", async () => {
     // Only the stalled attempt may time out. On a busy machine a real 300 ms clock could also
     // run out during the good attempt, so the clock is fake and moves once the stall is in place.
@@ -309,57 +327,57 @@ describe("a misbehaving server", () => {
     };
   }
 
-  it("never shows the key a server's error body echoes back", async () => {
-    // A 400 and a 500 whose bodies quote the request's Authorization header.
-    const fake = await fakeServer((request, response) => {
-      response.writeHead(500, { "content-type": "application/json" });
-      response.end(
-        JSON.stringify({ error: { message: `bad request: ${request.headers.authorization}` } }),
-      );
+  /** One streamed chunk of answer text, as a server sends it. */
+  function sse(content: string): string {
+    const chunk = {
+      id: "c",
+      object: "chat.completion.chunk",
+      created: 0,
+      model: "m",
+      choices: [{ index: 0, delta: { content }, finish_reason: null }],
+    };
+    return `data: ${JSON.stringify(chunk)}\n\n`;
+  }
+
+  it("gives up on a stream that stalls after its first chunk, and hangs up", async () => {
+    let hungUp = false;
+    const fake = await fakeServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      response.on("close", () => (hungUp = true));
+      response.write(sse("Half an"));
+      // ...and nothing more: the headers came, so the SDK's own timeout is over.
     });
-    const client = createModelClient({ baseURL: fake.baseURL, apiKey, timeoutMs: 10_000 });
-    const notices: string[] = [];
+    const client = createModelClient({ baseURL: fake.baseURL, apiKey, timeoutMs: 300 });
+    let shown = "";
     const error = await failureOf(
-      streamWithRetry({
-        client,
-        model: "m",
-        messages: question,
-        maxRetries: 1,
-        sleep: async () => {},
-        onRetry: ({ error }) => notices.push(String(error)),
-      }),
+      streamChat({ client, model: "m", messages: question, onText: (text) => (shown += text) }),
     );
-    const shown = describeModelError(error, { ...fake.context, maxRetries: 1 });
-    expect(shown).toBe(
-      `${fake.baseURL} failed with HTTP 500, still after 1 retry: try again later`,
+    expect(shown).toBe("Half an");
+    expect(error).toBeInstanceOf(ModelTimeoutError);
+    expect(describeModelError(error, { ...fake.context, timeoutMs: 300 })).toBe(
+      `no answer from ${fake.baseURL} within 300 ms: raise AGENT_TIMEOUT_MS`,
     );
-    expect(notices).toEqual(["Error: 500 bad request: Bearer sk-…(redacted)"]);
-    expect(String(error)).toBe("Error: 500 bad request: Bearer sk-…(redacted)");
-    expect((error as Error).stack).not.toContain(apiKey);
-    expect(fake.requests()).toBe(2);
+    await until(() => hungUp);
   });
 
-  it("redacts the key from a 4xx message, which is shown as the server wrote it", async () => {
-    const fake = await fakeServer((request, response) => {
-      response.writeHead(400, { "content-type": "application/json" });
-      response.end(
-        JSON.stringify({ error: { message: `echo: ${request.headers.authorization}` } }),
-      );
+  it("waits for a slow stream as long as each chunk comes within the timeout", async () => {
+    // Six chunks 400 ms apart: 2.4 s in all, more than the timeout, but no gap reaches it.
+    const fake = await fakeServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (++sent < 6) return void response.write(sse(`${sent} `));
+        clearInterval(timer);
+        response.end(
+          `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`,
+        );
+      }, 400);
+      response.on("close", () => clearInterval(timer));
     });
-    const client = createModelClient({ baseURL: fake.baseURL, apiKey, timeoutMs: 10_000 });
-    const error = await failureOf(streamChat({ client, model: "m", messages: question }));
-    expect(describeModelError(error, fake.context)).toBe(
-      `${fake.baseURL} returned an error: 400 echo: Bearer sk-…(redacted)`,
-    );
-  });
-
-  it("leaves short placeholder keys alone: hiding 'local' would garble 'localhost'", () => {
-    expect(redactKey(`no: ${apiKey}, ${apiKey}`, apiKey)).toBe(
-      "no: sk-…(redacted), sk-…(redacted)",
-    );
-    expect(redactKey("cannot reach http://localhost:11434/v1", "local")).toBe(
-      "cannot reach http://localhost:11434/v1",
-    );
+    const client = createModelClient({ baseURL: fake.baseURL, apiKey, timeoutMs: 1_500 });
+    const result = await streamChat({ client, model: "m", messages: question });
+    expect(result.message.content).toBe("1 2 3 4 5 ");
+    expect(result.finishReason).toBe("stop");
   });
 
   it("stops an answer that never ends at the size limit, and hangs up", async () => {
@@ -392,6 +410,57 @@ describe("a misbehaving server", () => {
     );
     await until(() => hungUp);
     expect(sent).toBeGreaterThan(100);
+  });
+
+  it("stops tool-call arguments that never end too, and does not ask again", async () => {
+    const fake = await fakeServer((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      const delta = (args: string, first: boolean) =>
+        `data: ${JSON.stringify({
+          id: "c",
+          object: "chat.completion.chunk",
+          created: 0,
+          model: "m",
+          choices: [
+            {
+              index: 0,
+              delta: {
+                tool_calls: [
+                  first
+                    ? {
+                        index: 0,
+                        id: "call_1",
+                        type: "function",
+                        function: { name: "read_file", arguments: args },
+                      }
+                    : { index: 0, function: { arguments: args } },
+                ],
+              },
+              finish_reason: null,
+            },
+          ],
+        })}\n\n`;
+      response.write(delta('{"path":"', true));
+      const piece = delta("a/".repeat(100), false);
+      const pump = () => {
+        while (!response.destroyed && response.write(piece));
+        if (!response.destroyed) response.once("drain", pump);
+      };
+      pump();
+    });
+    const client = createModelClient({ baseURL: fake.baseURL, apiKey, timeoutMs: 10_000 });
+    const error = await failureOf(
+      streamWithRetry({
+        client,
+        model: "m",
+        messages: question,
+        maxAnswerChars: 30_000,
+        maxRetries: 3,
+        sleep: async () => {},
+      }),
+    );
+    expect(error).toBeInstanceOf(AnswerTooLongError);
+    expect(fake.requests()).toBe(1);
   });
 });
 

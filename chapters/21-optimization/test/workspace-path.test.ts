@@ -71,12 +71,29 @@ describe("resolveWorkspacePath", () => {
     expect(error.hint).toBe('Use a path relative to the workspace root, such as "src/index.ts".');
   });
 
-  it("refuses home-directory paths", async () => {
-    const error = await refusal("~/.ssh/id_rsa");
-    expect(error.code).toBe("path_escape");
-    expect(error.message).toBe(
-      `Path "~/.ssh/id_rsa" points into a home directory; only files inside the workspace root (${root}) are allowed.`,
+  it("refuses a Windows drive path as absolute, on every system", async () => {
+    expect((await refusal("C:\\Users\\you\\.ssh\\id_rsa")).message).toBe(
+      `Path "C:\\Users\\you\\.ssh\\id_rsa" is absolute; only paths relative to the workspace root (${root}) are allowed.`,
     );
+  });
+
+  it("refuses home-directory paths", async () => {
+    for (const relPath of ["~", "~/.ssh/id_rsa", "~\\.aws"]) {
+      const error = await refusal(relPath);
+      expect(error.code).toBe("path_escape");
+      expect(error.message).toBe(
+        `Path "${relPath}" points into a home directory; only files inside the workspace root (${root}) are allowed.`,
+      );
+    }
+    // Only a leading "~" is a home directory: a file may be called "~notes".
+    expect((await resolveWorkspacePath(root, "~notes")).relative).toBe("~notes");
+  });
+
+  it("refuses a NUL byte before any file call, and shows it as \\0", async () => {
+    const error = await refusal("src/a.ts\0.txt");
+    expect(error.code).toBe("path_escape");
+    expect(error.message).toBe('Path "src/a.ts\\0.txt" contains a NUL byte.');
+    expect(error.hint).toBe('Use a path relative to the workspace root, such as "src/index.ts".');
   });
 
   it("refuses .. escapes, also when they pass through real folders", async () => {

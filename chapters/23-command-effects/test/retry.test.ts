@@ -2,6 +2,7 @@ import { APIConnectionError, APIError, AuthenticationError } from "openai";
 import { describe, expect, it } from "vitest";
 import { AbortedError, ModelTimeoutError } from "../src/model/model-errors.ts";
 import { isRetryable, retryAfterMs, retryDelayMs, withRetry } from "../src/model/retry.ts";
+import { AnswerTooLongError, StreamCutError } from "../src/model/stream-assembler.ts";
 
 function httpError(status: number, headers: Record<string, string> = {}): APIError {
   return APIError.generate(status, { error: { message: "nope" } }, undefined, new Headers(headers));
@@ -20,13 +21,16 @@ function failing(...errors: unknown[]) {
 }
 
 describe("isRetryable", () => {
-  it("retries 408, 409, 429, 5xx, connection errors and timeouts only", () => {
+  it("retries 408, 409, 429, 5xx, connection errors, stalls and cut streams only", () => {
     for (const status of [408, 409, 429, 500, 502, 503])
       expect(isRetryable(httpError(status))).toBe(true);
     for (const status of [400, 401, 403, 404, 422])
       expect(isRetryable(httpError(status))).toBe(false);
     expect(isRetryable(new APIConnectionError({ message: "refused" }))).toBe(true);
     expect(isRetryable(new ModelTimeoutError(100))).toBe(true);
+    expect(isRetryable(new StreamCutError())).toBe(true);
+    // A server that streams on and on would do it again: the size limit is final.
+    expect(isRetryable(new AnswerTooLongError(10))).toBe(false);
     expect(isRetryable(new AbortedError())).toBe(false);
     expect(isRetryable(new Error("bug"))).toBe(false);
   });

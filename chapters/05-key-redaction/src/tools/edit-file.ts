@@ -24,13 +24,22 @@ export const editFileTool = defineTool({
   }),
   async execute(args, context) {
     const absolute = resolveInWorkspace(context.cwd, args.path);
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = await readFile(absolute, "utf8");
+      bytes = await readFile(absolute);
     } catch (error) {
       throw readError(args.path, error);
     }
-    const count = text.split(args.old_text).length - 1;
+    const text = bytes.toString("utf8");
+    // The file is written back as text: one that is not UTF-8 would lose its other bytes.
+    if (!Buffer.from(text, "utf8").equals(bytes)) {
+      throw new ToolError(
+        "not_utf8",
+        `${args.path} is not UTF-8 text.`,
+        "Leave it alone: edit_file changes UTF-8 text files only.",
+      );
+    }
+    const count = occurrences(text, args.old_text);
     if (count === 0) {
       throw new ToolError(
         "no_match",
@@ -53,3 +62,10 @@ export const editFileTool = defineTool({
     return { ok: true, content: `Edited ${args.path}: replaced 1 occurrence.` };
   },
 });
+
+/** How often `part` occurs in `text`, overlaps included: "}\n}" is twice in "}\n}\n}". */
+function occurrences(text: string, part: string): number {
+  let count = 0;
+  for (let at = text.indexOf(part); at !== -1; at = text.indexOf(part, at + 1)) count++;
+  return count;
+}

@@ -107,7 +107,7 @@ export function countRequestTokens(messages: readonly ChatCompletionMessageParam
 }
 
 /**
- * Tokens the tool definitions add to every request that carries them (chapter 7 sends the first).
+ * Tokens the tool definitions add to every request that carries them (the agent's, every one).
  * Servers render them into the prompt in a format of their own, which OpenAI does not document, so
  * we count each tool's JSON text: close, and usually a little more, the safe side for a budget. A
  * loop sends the same tools every time, so each is counted once.

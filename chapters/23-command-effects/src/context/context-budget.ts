@@ -31,7 +31,7 @@ export class ContextBudgetError extends Error {
 /**
  * Makes the conversation fit the budget. The policy:
  *  1. The system prompt is never dropped: without it the model is a different assistant. Nor are
- *     the tool definitions, which go with every request from chapter 7 on.
+ *     the tool definitions, which go with every request of the agent.
  *  2. The oldest whole turns go first. A turn is a user message and everything up to the next one,
  *     so a tool call is never separated from its result.
  *  3. The latest turn is always kept: it holds the question being asked.
