@@ -71,7 +71,7 @@ export async function measureLoopOverhead(options: LoopOverheadOptions): Promise
   const chapterDir =
     options.chapterDir ??
     listChapters()
-      .filter((c) => c.number >= 14)
+      .filter((c) => c.number >= 18) // chapter 18 adds the Agent Loop
       .at(-1)?.dir;
   if (chapterDir === undefined) throw new Error("loop overhead: no chapter has the Agent Loop yet");
   const load = (file: string): Promise<unknown> =>

@@ -29,7 +29,7 @@ interface Tool {
 
 async function loadTools(): Promise<{ searchText: Tool; listFiles: Tool }> {
   const chapter = listChapters()
-    .filter((c) => c.number >= 4) // chapter 04 adds list_files and search_text
+    .filter((c) => c.number >= 8) // chapter 08 adds search_text (and rebuilds list_files)
     .at(-1);
   if (chapter === undefined) throw new Error("pnpm bench: no chapter with search_text yet");
   const load = (file: string): Promise<unknown> =>

@@ -20,7 +20,7 @@ interface PromptModules {
 
 async function loadPromptModules(): Promise<PromptModules> {
   const chapter = listChapters()
-    .filter((c) => c.number >= 14) // the system prompt (13) and the agent's tool list (14)
+    .filter((c) => c.number >= 18) // the system prompt (17) and the agent's tool list (18)
     .at(-1);
   if (chapter === undefined) throw new Error("pnpm bench: no chapter with the Agent Loop yet");
   const load = async (file: string): Promise<Partial<PromptModules>> =>

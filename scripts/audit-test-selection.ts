@@ -5,7 +5,7 @@
 // would miss, and is printed. Linux only (strace: apt-get install strace); takes a few minutes.
 //
 //   pnpm exec tsx scripts/audit-test-selection.ts                 every chapter test file
-//   pnpm exec tsx scripts/audit-test-selection.ts 12 13           the test files of chapters 12 and 13
+//   pnpm exec tsx scripts/audit-test-selection.ts 16 17           the test files of chapters 16 and 17
 //   pnpm exec tsx scripts/audit-test-selection.ts prompt.test.ts  that file, in every chapter
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";

@@ -4,7 +4,7 @@
 // fails when a committed capture no longer matches what the run prints.
 //
 //   pnpm exec tsx scripts/capture-break-it.ts          every chapter
-//   pnpm exec tsx scripts/capture-break-it.ts 7 12     only chapters 7 and 12's scenarios
+//   pnpm exec tsx scripts/capture-break-it.ts 11 16     only chapters 11 and 16's scenarios
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isRunnable, listChapters, ROOT, type Chapter } from "./lib/chapters.ts";
@@ -15,7 +15,7 @@ export const BREAK_IT_DIR = join(ROOT, "docs", "outputs", "break-it");
 
 export type BreakItRun = "previous" | "this";
 
-/** docs/outputs/break-it/07-hash-guard.previous.txt: the scenario on chapter 6. */
+/** docs/outputs/break-it/11-hash-guard.previous.txt: the scenario on chapter 10. */
 export function breakItPath(owner: Chapter, run: BreakItRun): string {
   return join(BREAK_IT_DIR, `${owner.slug}.${run}.txt`);
 }

@@ -3,7 +3,7 @@
 // capture and fails when a committed output no longer matches what the code prints.
 //
 //   pnpm exec tsx scripts/capture-outputs.ts            all chapters that have a demo below
-//   pnpm exec tsx scripts/capture-outputs.ts 1 4        only chapters 1 and 4
+//   pnpm exec tsx scripts/capture-outputs.ts 1 8        only chapters 1 and 8
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import {
@@ -41,40 +41,48 @@ export interface Demo {
 
 export const DEMOS: Record<string, Demo> = {
   "01-model-client": { args: ["What does a coding agent need besides a model?"] },
-  "02-context": {
-    input: ["What is a context window?", "And what happens when it is full?", "/tokens", "Thanks!"],
-    env: { AGENT_CONTEXT_TOKENS: "250" },
+  "02-conversation": {
+    input: ["What is a monorepo?", "Why would I use one?", "/reset", "Why would I use one?"],
   },
-  "03-tools": { args: ["What does the README of this repository say?"] },
-  "04-workspace-search": { args: ["What is this repository, and how is it organised?"] },
-  "05-patch-format": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
-  "06-finding-hunks": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
-  "07-hash-guard": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
-  "08-safe-writes": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
-  "09-multi-file-patches": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
-  "10-run-ledger": {
+  // No task: offline, chapter 3 runs its demo task on a scratch copy of the demo repository.
+  "03-tools": {},
+  // The same demo task: with nothing failing, the retries, the stall timer and the cap stay silent.
+  "04-retries": {},
+  // Offline, the demo task again: the key is never in the way, which is the point.
+  "05-key-redaction": {},
+  // No task: the demo task, every request counted and fitted (a chat that drops turns is break-it's).
+  "06-context-budget": {},
+  "07-tool-guards": {},
+  // No task: the default task, the demo bug, fixed with edit_file (chapter 9: apply_patch).
+  "08-workspace-search": {},
+  "09-patch-format": {},
+  "10-finding-hunks": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
+  "11-hash-guard": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
+  "12-safe-writes": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
+  "13-multi-file-patches": { args: ["The total with a coupon is wrong. Find the bug and fix it."] },
+  "14-run-ledger": {
     args: ["The total with a coupon is wrong. Find the bug and fix it."],
     show: [".agent/runs"],
   },
-  "11-undo": {
+  "15-undo": {
     args: ["The total with a coupon is wrong. Find the bug and fix it."],
     show: [".agent/runs"],
   },
-  "12-notes": {
+  "16-notes": {
     args: ["The total with a coupon is wrong. Find the bug and fix it."],
     show: [".agent/runs", ".agent/notes"],
   },
-  "13-prompts": { args: ["--print-prompt"] },
-  "14-agent-loop": {},
-  "15-budgets": {},
-  "16-human-in-the-loop": {},
-  "17-optimization": {},
-  "18-commands": {},
-  "19-command-effects": {},
-  "20-planning": {},
-  "21-skills": {},
-  "22-compaction": {},
-  "23-repository-trust": {},
+  "17-prompts": { args: ["--print-prompt"] },
+  "18-agent-loop": {},
+  "19-budgets": {},
+  "20-human-in-the-loop": {},
+  "21-optimization": {},
+  "22-commands": {},
+  "23-command-effects": {},
+  "24-planning": {},
+  "25-skills": {},
+  "26-compaction": {},
+  "27-repository-trust": {},
 };
 
 // The variables that would make a chapter talk to a real model: a capture always runs offline.
@@ -169,8 +177,8 @@ export function normaliseOutput(text: string): string {
       .replace(/\/tmp\/[\w.-]+/g, "<tmp>")
       .replace(/(127\.0\.0\.1|localhost):\d+/g, "$1:<port>")
       .replace(/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b/g, "<time>")
-      // Run ids: a time stamp and a random tag, e.g. 20261130-073849-5f677e (chapter 10 on) or
-      // 2026-11-30T07-31-50-275Z-10359-w7cn (chapter 9's backups).
+      // Run ids: a time stamp and a random tag, e.g. 20261130-073849-5f677e (chapter 14 on) or
+      // 2026-11-30T07-31-50-275Z-10359-w7cn (chapter 13's backups).
       .replace(/\b\d{8}-\d{6}-[0-9a-f]{6}\b/g, "<run>")
       .replace(/\b\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d+Z-\d+-\w+/g, "<run>")
       .replace(/\b\d{4}-\d\d-\d\d\b/g, "<date>")
@@ -179,9 +187,9 @@ export function normaliseOutput(text: string): string {
       .replace(/^.*\btokens\b.*$/gm, (line) => line.replace(/\d+/g, "<n>"))
       .replace(/(_tokens":|"tokens_\w+":)\d+/g, "$1<n>")
       .replace(/("duration_ms":)\d+/g, "$1<n>")
-      // The process of a run (chapter 22's run_start records it, to tell a running run from a crashed one).
+      // The process of a run (chapter 26's run_start records it, to tell a running run from a crashed one).
       .replace(/("pid(?:_start)?":)\d+/g, "$1<pid>")
-      // Chapter 18 on a machine where bubblewrap does not work: the same run, plus two lines
+      // Chapter 22 on a machine where bubblewrap does not work: the same run, plus two lines
       // saying the commands ran unconfined.
       .replace(/^.*no sandbox: bwrap.*\n/gm, "")
       .replace(/^.*sandbox: none \(bwrap.*\n/gm, "")
@@ -200,7 +208,7 @@ export const DEMO_PATCH_FILE = join(OUTPUTS_DIR, "demo-patch.txt");
 
 /**
  * The patch the offline model sends in the bug-fix demo (shared/scripts/fix-bug.json), which
- * chapter 9's page shows as its example of the format: taken from the script, so the page shows
+ * chapter 13's page shows as its example of the format: taken from the script, so the page shows
  * exactly what the demo sends.
  */
 export function demoPatch(): string {

@@ -1,5 +1,5 @@
 // Writes docs/outputs/patch-errors.md: one real apply_patch failure per error code, produced by
-// running chapter 9's patch engine on a small scratch workspace. The reference page includes it,
+// running chapter 13's patch engine on a small scratch workspace. The reference page includes it,
 // so the messages a reader sees are the ones the code prints; test/site/outputs-fresh.test.ts
 // fails when the committed file is stale.
 //
@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { applyPatch } from "../chapters/09-multi-file-patches/src/patch/apply-patch.ts";
+import { applyPatch } from "../chapters/13-multi-file-patches/src/patch/apply-patch.ts";
 
 const ROOT = resolve(fileURLToPath(import.meta.url), "../..");
 export const PATCH_ERRORS_FILE = join(ROOT, "docs", "outputs", "patch-errors.md");

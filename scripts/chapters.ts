@@ -15,7 +15,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
-import { changedSrcLines, MAX_LESSON_LINES } from "./lib/chapter-diff.ts";
+import { changedSrcLines, MAX_LESSON_LINES, rawChangedSrcLines } from "./lib/chapter-diff.ts";
 import {
   ROOT,
   isLessonPath,
@@ -56,13 +56,47 @@ function inHistory(bytes: Buffer, chapter: Chapter, file: string): boolean {
   return log.split("\n").some((line) => line.split(" ")[3] === blob);
 }
 
+/** Each chapter with the one before it, when that one is its number minus one. */
 function pairs(): Array<[Chapter, Chapter]> {
   const chapters = listChapters();
-  return chapters.slice(1).map((c, i) => [chapters[i]!, c]);
+  return chapters
+    .slice(1)
+    .map((c, i): [Chapter, Chapter] => [chapters[i]!, c])
+    .filter(([prev, next]) => next.number === prev.number + 1);
+}
+
+const SKIPPED = "(check and sync skip the pair)";
+
+/**
+ * Where the numbering skips (while a re-cut writes chapters 4 and 5, 03-tools is followed by
+ * 06-context-budget). Comparing across the gap would report the missing chapters' lessons as
+ * drift, and syncing across it would carry chapter 3 into chapter 6: neither runs there.
+ */
+function gaps(): string[] {
+  const chapters = listChapters();
+  const first = chapters[0];
+  const missing: string[] = [];
+  if (first !== undefined && first.number !== 1) {
+    missing.push(`the book starts at ${first.slug}: there is no chapter 1`);
+  }
+  for (const [i, next] of chapters.slice(1).entries()) {
+    const prev = chapters[i]!;
+    if (next.number === prev.number) {
+      missing.push(`${prev.slug} and ${next.slug} have the same number ${SKIPPED}`);
+    } else if (next.number !== prev.number + 1) {
+      const [from, to] = [prev.number + 1, next.number - 1];
+      const numbers =
+        from === to
+          ? `chapter ${from} is missing`
+          : `chapters ${from} ${to === from + 1 ? "and" : "to"} ${to} are missing`;
+      missing.push(`${numbers}: ${prev.slug} is followed by ${next.slug} ${SKIPPED}`);
+    }
+  }
+  return missing;
 }
 
 function check(): number {
-  const problems: string[] = [];
+  const problems: string[] = gaps();
   for (const [prev, next] of pairs()) {
     const files = new Set([...snapshotFiles(prev), ...snapshotFiles(next)]);
     for (const file of [...files].sort()) {
@@ -97,7 +131,11 @@ function check(): number {
   const sizes: string[] = [];
   for (const [prev, next] of pairs()) {
     const size = changedSrcLines(prev.dir, next.dir);
-    sizes.push(`${prev.number}→${next.number} ${size}`);
+    const raw = rawChangedSrcLines(prev.dir, next.dir);
+    // Deleted files count once (see changedSrcLines); the plain count is shown beside it.
+    sizes.push(
+      `${prev.number}→${next.number} ${size}${raw === size ? "" : ` (${raw} counting deleted files' lines)`}`,
+    );
     if (size > MAX_LESSON_LINES) {
       problems.push(
         `chapter ${next.number}'s src changes ${size} lines against chapter ${prev.number}'s, over the ${MAX_LESSON_LINES} of one lesson: split it (see \`pnpm diff ${prev.number} ${next.number}\`).`,
@@ -207,6 +245,7 @@ function sync(only: readonly string[]): number {
     }
   }
   for (const line of report) console.log(line);
+  for (const gap of gaps()) console.log(gap);
   if (conflicts.length > 0) {
     console.error(`chapters:sync needs you:\n- ${conflicts.join("\n- ")}`);
     return 1;

@@ -9,7 +9,7 @@ import { cleanDiff, diffArgs, diffStat } from "./lib/chapter-diff.ts";
 import { ROOT, chapterListText, findChapter, listChapters } from "./lib/chapters.ts";
 import { userArgs } from "./lib/run-chapter-module.ts";
 
-const USAGE = "Usage: pnpm diff A B [PATH...] (e.g. pnpm diff 5 6, or pnpm diff 5 6 src/patch)";
+const USAGE = "Usage: pnpm diff A B [PATH...] (e.g. pnpm diff 9 10, or pnpm diff 9 10 src/patch)";
 
 const [first, second, ...paths] = userArgs(process.argv.slice(2));
 const chapters = listChapters();

@@ -3,7 +3,7 @@
 #
 # Installs Debian's PACKAGE when PROGRAM is not on the PATH (needs root). CI (.ci/run) uses it
 # for what its tests must run for real rather than skip: the site's browser test drives the
-# machine's Chromium with playwright-core (never a downloaded browser), and chapter 19's sandbox
+# machine's Chromium with playwright-core (never a downloaded browser), and chapter 23's sandbox
 # tests run commands in bubblewrap. Without them `pnpm test` skips those tests and says why.
 set -euo pipefail
 

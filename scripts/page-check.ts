@@ -5,7 +5,7 @@
 // does neither for (file, line and text), and the page with its blocks expanded, written to
 // test-results/page-preview/NN-slug.md to read. A selector that names nothing fails here as it
 // would fail the build.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expandSolutions } from "../docs/.vitepress/exercise-solutions.ts";
 import {
@@ -31,6 +31,12 @@ mkdirSync(previewDir, { recursive: true });
 let failed = false;
 for (const chapter of chapters) {
   const page = join(ROOT, "docs", "chapters", `${chapter.slug}.md`);
+  // A chapter being written may have no page yet: say so, and go on with the others.
+  if (!existsSync(page)) {
+    console.log(`${chapter.slug}: no page yet (docs/chapters/${chapter.slug}.md)`);
+    failed = true;
+    continue;
+  }
   const markdown = readFileSync(page, "utf8");
   try {
     const coverage = pageCoverage(chapter.slug, markdown);

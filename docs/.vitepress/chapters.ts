@@ -10,7 +10,7 @@ export const DOCS_DIR = resolve(fileURLToPath(import.meta.url), "../..");
 
 export interface SiteChapter {
   number: number;
-  slug: string; // e.g. "09-multi-file-patches"
+  slug: string; // e.g. "13-multi-file-patches"
   /** The book's part, e.g. "Tools": the sidebar groups chapters under their parts. */
   part: string;
   title: string;

@@ -1,7 +1,7 @@
 // Lets a page import one declaration of a chapter's source by name, without region comments:
 //
-//   <<< @/../chapters/01-model-client/src/model/retry.ts#withRetry{ts}
-//   <<< @/../chapters/12-notes/src/ledger/run-ledger.ts#RunLedger-lastKnownHash{ts}
+//   <<< @/../chapters/04-retries/src/model/retry.ts#withRetry{ts}
+//   <<< @/../chapters/16-notes/src/ledger/run-ledger.ts#RunLedger-lastKnownHash{ts}
 //
 // VitePress's own snippet import handles `// #region name` comments, and silently shows the WHOLE
 // file when the region is missing. Here, when the file has no such region, "#name" selects the

@@ -18,7 +18,7 @@ function chapterItem(chapter: SiteChapter): DefaultTheme.SidebarItem {
 
 const written = chapters.filter((chapter) => chapter.hasPage);
 
-/** One sidebar group per part of the book, in chapter order: "Tools" holds chapters 3 and 4. */
+/** One sidebar group per part of the book, in chapter order: "Tools" holds chapters 7 and 8. */
 function partGroups(list: SiteChapter[]): DefaultTheme.SidebarItem[] {
   const groups: Array<{ text: string; items: DefaultTheme.SidebarItem[] }> = [];
   for (const chapter of list) {

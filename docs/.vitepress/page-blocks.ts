@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { MarkdownRenderer } from "vitepress";
 import { expandSolutions } from "./exercise-solutions.ts";
 import { expandBlocks, MARKS, pageChapter } from "./placed-snippets.ts";
+import { markLines } from "./snippets/marked-lines.ts";
 import { renderTranscript } from "./transcript.ts";
 import { ROOT } from "./chapters.ts";
 
@@ -14,24 +15,6 @@ interface FenceToken {
   info: string;
   content: string;
   src?: [string, string | undefined];
-}
-
-/** Adds `classes` to the n-th `<span class="line">` of highlighted code, for each n in `lines`. */
-function markLines(html: string, marks: Array<[number[], string]>): string {
-  const byLine = new Map<number, string>();
-  for (const [lines, classes] of marks) for (const n of lines) byLine.set(n, classes);
-  let n = -1;
-  return (
-    html
-      .replace(/<span class="line">/g, () => {
-        n++;
-        const classes = byLine.get(n);
-        return classes === undefined ? '<span class="line">' : `<span class="line ${classes}">`;
-      })
-      // An empty marked line would have no height, and its `+` would sit on the next line: a
-      // space gives it one.
-      .replace(/(<span class="line diff (?:add|remove)">)(<\/span>)/g, "$1 $2")
-  );
 }
 
 function numbers(list: string | undefined): number[] {

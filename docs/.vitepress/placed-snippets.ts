@@ -10,6 +10,7 @@
 //   placement.ts     each block against the code the reader has then: hunks, context, captions
 //   coverage.ts      how much of the chapter's change a page shows
 //   render.ts        the caption and the marked code a block becomes
+//   marked-lines.ts  those marks put on the highlighted lines (called from page-blocks.ts)
 //
 // test/site/rebuild-from-pages.test.ts rebuilds every chapter from its page by reader.ts alone.
 import { relative, sep } from "node:path";
@@ -48,7 +49,7 @@ export function expandBlocks(slug: string, markdown: string): string {
     .replace(NOT_SHOWN_BLOCK, (all: string) => renderNotShown(slug, notShownItems(all)));
 }
 
-/** "docs/chapters/07-hash-guard.md" -> "07-hash-guard"; undefined for other pages. */
+/** "docs/chapters/11-hash-guard.md" -> "11-hash-guard"; undefined for other pages. */
 export function pageChapter(relativePath: string): string | undefined {
   const match = /^chapters\/([^/]+)\.md$/.exec(relative(".", relativePath).split(sep).join("/"));
   return match?.[1];

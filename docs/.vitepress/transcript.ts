@@ -1,6 +1,6 @@
 // A captured run (docs/outputs/*.txt), rendered so a reader can tell who is speaking:
 //
-//   <<< @/outputs/07.txt{transcript}
+//   <<< @/outputs/11.txt{transcript}
 //
 // Each line gets a class: the command typed, the harness's own lines (settings, results, token
 // counts), the model's words, the tool calls, a scripted event (a "teammate" editing a file), a
@@ -108,20 +108,20 @@ const LEGEND: Array<[LineKind, string]> = [
 ];
 
 /**
- * Under a run of chapter 13 or later that reports token counts: why a reader's run counts
- * differently. From chapter 13 the system prompt holds the workspace's path (the capture ran in a
+ * Under a run of chapter 17 or later that reports token counts: why a reader's run counts
+ * differently. From chapter 17 the system prompt holds the workspace's path (the capture ran in a
  * scratch folder, shown as the reader's clone), the date and the git state, so the same run
- * elsewhere counts a few tokens more or fewer per request (chapter 14's break-it run: 27,515
+ * elsewhere counts a few tokens more or fewer per request (chapter 18's break-it run: 27,515
  * captured, 27,613 on a reader's machine). The counts shown are the capture's own: rewriting
  * them would show numbers no run printed.
  */
 export const TOKEN_NOTE =
-  "Token counts are this capture's. From chapter 13 on, every request's system prompt holds the " +
+  "Token counts are this capture's. From chapter 17 on, every request's system prompt holds the " +
   "workspace's path, the date and the git state, so the same run on your machine counts a few " +
   "tokens more or fewer per request.";
 
 const REPORTS_TOKENS = /^(tokens: \d+ in|context: .*\btokens\b)/m;
-const PROMPT_WITH_PATH_FROM = 13;
+const PROMPT_WITH_PATH_FROM = 17;
 
 function needsTokenNote(text: string): boolean {
   const chapter = Number(/^\$ .*?pnpm chapter (\d+)/.exec(text)?.[1] ?? 0);

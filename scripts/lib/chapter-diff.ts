@@ -25,9 +25,21 @@ export const MAX_LESSON_LINES = 700;
 /**
  * The lines a chapter's src/ adds or removes against the previous chapter's, counted as
  * `diff -ruN A/src B/src | grep -c '^[+-][^+-]'` counts them: blank lines and the file headers
- * do not count.
+ * do not count. A file the chapter deletes counts as one line: the reader's step is "delete it",
+ * with nothing to read or type (chapter 9 deletes chapter 3's edit_file when apply_patch
+ * replaces it). `rawChangedSrcLines` is the plain count, deletions included.
  */
 export function changedSrcLines(previousDir: string, nextDir: string): number {
+  return countChangedLines(srcDiff(previousDir, nextDir), (file) =>
+    existsSync(join(nextDir, "src", file)),
+  );
+}
+
+export function rawChangedSrcLines(previousDir: string, nextDir: string): number {
+  return countChangedLines(srcDiff(previousDir, nextDir), () => true);
+}
+
+function srcDiff(previousDir: string, nextDir: string): string {
   const result = spawnSync(
     "diff",
     diffArgs(["-ruN"], join(previousDir, "src"), join(nextDir, "src")),
@@ -36,7 +48,18 @@ export function changedSrcLines(previousDir: string, nextDir: string): number {
   if (result.status !== 0 && result.status !== 1) {
     throw new Error(`diff failed: ${result.stderr || result.error?.message}`);
   }
-  return result.stdout.split("\n").filter((line) => /^[+-][^+-]/.test(line)).length;
+  return result.stdout;
+}
+
+/** Changed lines per file section of a `diff -ruN`; a file that no longer exists counts once. */
+function countChangedLines(diff: string, exists: (file: string) => boolean): number {
+  let total = 0;
+  for (const section of diff.split(/^(?=diff )/m)) {
+    const header = /^diff .* \S+\/src\/(\S+)$/m.exec(section);
+    const lines = section.split("\n").filter((line) => /^[+-][^+-]/.test(line)).length;
+    total += header?.[1] !== undefined && !exists(header[1]) ? Math.min(lines, 1) : lines;
+  }
+  return total;
 }
 
 /**
@@ -64,7 +87,7 @@ export function diffStat(
     if (header) {
       const [from, to] = [header[1]!, header[2]!];
       const kind = from === "/dev/null" || !exists(from) ? "A" : !exists(to) ? "D" : "M";
-      // Show paths inside the chapter: "chapters/09-multi-file-patches/src/main.ts" -> "src/main.ts".
+      // Show paths inside the chapter: "chapters/13-multi-file-patches/src/main.ts" -> "src/main.ts".
       files.push({ kind, path: to.replace(/^chapters\/[^/]+\//, ""), added: 0, removed: 0 });
     } else if (current === undefined) {
       continue;

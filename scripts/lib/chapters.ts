@@ -16,7 +16,7 @@ export const SKIPPED_DIRS = new Set(["node_modules", ".agent", "dist"]);
 export interface Chapter {
   number: number;
   dir: string; // absolute
-  slug: string; // e.g. "04-workspace-search"
+  slug: string; // e.g. "08-workspace-search"
   /** The book's part the chapter belongs to, e.g. "Tools"; consecutive chapters share a part. */
   part: string;
   title: string;
@@ -69,7 +69,7 @@ export function chapterListText(chapters: Chapter[]): string {
     .join("\n");
 }
 
-/** Accepts "3", "03" or "04-workspace-search"; returns undefined when no chapter matches. */
+/** Accepts "3", "03" or "08-workspace-search"; returns undefined when no chapter matches. */
 export function findChapter(chapters: Chapter[], arg: string | undefined): Chapter | undefined {
   if (arg === undefined) return undefined;
   return chapters.find(

@@ -6,7 +6,7 @@
 // fails loudly instead of making a demo that shows nothing.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Fault } from "../../shared/src/offline-model/index.ts";
+import { FAULT_FIELDS, type Fault } from "../../shared/src/offline-model/index.ts";
 import { ROOT } from "./chapters.ts";
 
 export const SCENARIOS_DIR = join(ROOT, "shared", "scenarios");
@@ -68,6 +68,10 @@ export interface Scenario {
   files?: Record<string, string>;
   /** Files too big to write out in the scenario, generated before the run. */
   generate?: GeneratedFile[];
+  /** Files written into a scratch folder beside the workspace, outside it (removed after the run). */
+  outside?: Record<string, string>;
+  /** Symlinks made in the workspace, path -> target; "{outside}" in a target is that folder. */
+  links?: Record<string, string>;
   edits?: ScenarioEdit[];
   /** The chapter's command-line arguments; "{workspace}" is replaced by the scratch folder. */
   args?: string[];
@@ -109,6 +113,8 @@ const KEYS = new Set([
   "program",
   "script",
   "generate",
+  "outside",
+  "links",
   "faults",
   "files",
   "edits",
@@ -154,7 +160,7 @@ export function scenarioProblems(value: unknown): string[] {
       problems.push(`"${key}" must be an array of strings`);
     }
   }
-  for (const key of ["files", "env"]) {
+  for (const key of ["files", "env", "outside", "links"]) {
     if (value[key] !== undefined && !isStringRecord(value[key])) {
       problems.push(`"${key}" must map names to strings`);
     }
@@ -165,8 +171,10 @@ export function scenarioProblems(value: unknown): string[] {
   ) {
     problems.push(`"then" must be an array of commands, each an array of strings`);
   }
-  if (value.faults !== undefined && !Array.isArray(value.faults)) {
-    problems.push(`"faults" must be an array`);
+  if (value.faults !== undefined) {
+    const faults = Array.isArray(value.faults) ? value.faults : undefined;
+    if (faults === undefined) problems.push(`"faults" must be an array`);
+    faults?.forEach((fault: unknown, i) => problems.push(...faultProblems(fault, i)));
   }
   if (value.edits !== undefined) {
     const edits = Array.isArray(value.edits) ? value.edits : [undefined];
@@ -183,6 +191,18 @@ export function scenarioProblems(value: unknown): string[] {
     problems.push(...expectationProblems("previous", value.previous));
   }
   return problems;
+}
+
+/** A fault of a kind the offline model does not know would be ignored: the run would show nothing. */
+function faultProblems(fault: unknown, i: number): string[] {
+  const kinds = Object.keys(FAULT_FIELDS);
+  const kind = isRecord(fault) && typeof fault.kind === "string" ? fault.kind : undefined;
+  if (kind === undefined || !kinds.includes(kind)) {
+    return [`faults[${i}] needs a kind, one of ${kinds.join(", ")}`];
+  }
+  return FAULT_FIELDS[kind as Fault["kind"]]
+    .filter((field) => typeof (fault as Record<string, unknown>)[field] !== "number")
+    .map((field) => `faults[${i}] (${kind}) needs ${field} (a number)`);
 }
 
 function expectationProblems(key: string, value: unknown): string[] {

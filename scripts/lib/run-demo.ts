@@ -9,7 +9,8 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createWriteStream, existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { copyDemoRepo } from "../../shared/src/demo-repo.ts";
 import {
@@ -73,6 +74,19 @@ export async function runDemo(
   }
   const generated: string[] = [];
   for (const file of scenario.generate ?? []) generated.push(await generateFile(workspace, file));
+  // A folder outside the workspace, and links that lead to it: what a tool must not follow.
+  const outside =
+    scenario.outside || scenario.links ? await mkdtemp(join(tmpdir(), "demo-outside-")) : "";
+  for (const [path, text] of Object.entries(scenario.outside ?? {})) {
+    await mkdir(dirname(join(outside, path)), { recursive: true });
+    await writeFile(join(outside, path), text);
+  }
+  for (const [path, target] of Object.entries(scenario.links ?? {})) {
+    const to = target.replaceAll("{outside}", outside);
+    await mkdir(dirname(join(workspace, path)), { recursive: true });
+    await symlink(to, join(workspace, path));
+    generated.push(`a link in the workspace: ${path} -> ${to}`);
+  }
   const pending = [...(scenario.edits ?? [])];
   const script = expectation.script ?? scenario.script;
   const isAgent = (scenario.program ?? "agent") === "agent";
@@ -147,6 +161,8 @@ export async function runDemo(
   } finally {
     await model?.close();
     if (!options.keepWorkspace) await rm(workspace, { recursive: true, force: true });
+    if (outside !== "" && !options.keepWorkspace)
+      await rm(outside, { recursive: true, force: true });
   }
 }
 

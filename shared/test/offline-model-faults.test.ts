@@ -157,6 +157,60 @@ describe("fault injection, seen through the openai SDK", () => {
     );
   });
 
+  it("echo_key: 400 whose message quotes the key the client sent, right or wrong", async () => {
+    const { model, ask } = await start([{ kind: "echo_key" }], { apiKey: "sk-demo-not-a-key" });
+    const error = await ask().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as Error).message).toBe(
+      "400 Malformed request (offline model: injected fault echo_key). The request was sent with Authorization: Bearer sk-demo-not-a-key",
+    );
+    // Used up: the next request is checked as usual, and this key is the wrong one.
+    const next = await ask().catch((caught: unknown) => caught);
+    expect(next).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it("context_window: a request over the window gets 400 context_length_exceeded, every time", async () => {
+    const { model, client, ask } = await start([{ kind: "context_window", tokens: 60 }]);
+    // The request of `ask` (one short message and two tools) fits in 60 tokens, so it is answered;
+    // the window is not used up by it.
+    const prompt = (await ask()).usage?.prompt_tokens ?? 0;
+    expect(prompt).toBeGreaterThan(0);
+    expect(prompt).toBeLessThanOrEqual(60);
+    const long = "word ".repeat(100);
+    const big = () =>
+      client.chat.completions.create({
+        model: model.model,
+        messages: [{ role: "user", content: long }],
+        tools: TOOLS,
+      });
+    for (let i = 0; i < 2; i++) {
+      const error = await big().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      const refused = error as InstanceType<typeof OpenAI.BadRequestError>;
+      expect(refused.code).toBe("context_length_exceeded");
+      // "fix it" is 2 tokens, "word " 100 times is 101: 99 more.
+      expect(refused.message).toBe(
+        `400 This model's maximum context length is 60 tokens. However, your messages resulted in ${prompt + 99} tokens. Please reduce the length of the messages. (offline model: injected fault context_window)`,
+      );
+    }
+    // The refusals did not use up a script step: the next request that fits gets step 0 again.
+    const again = await ask();
+    expect(again.choices[0]?.message.tool_calls?.[0]?.id).toBe("call_read_cart");
+  });
+
+  it("context_window stays put while the other faults are used up in order", async () => {
+    const { ask } = await start([
+      { kind: "server_error" },
+      { kind: "context_window", tokens: 10 },
+      { kind: "rate_limit", retryAfterSeconds: 1 },
+    ]);
+    await expect(ask()).rejects.toBeInstanceOf(OpenAI.InternalServerError);
+    await expect(ask()).rejects.toBeInstanceOf(OpenAI.RateLimitError);
+    await expect(ask()).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+    await expect(ask()).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+  });
+
   it("a fault that needs a tool call on a step without one is reported as a setup mistake", async () => {
     const model = await startOfflineModel({
       script: loadScript("chat"),

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { countTextTokens } from "../../chapters/02-context/src/context/token-counter.ts";
+import { countTextTokens } from "../../chapters/06-context-budget/src/context/token-counter.ts";
 import { countTokens } from "../src/offline-model/usage.ts";
 
 describe("the offline model's token counts", () => {
-  it("agree with chapter 02's counter, long runs included", () => {
+  it("agree with chapter 06's counter, long runs included", () => {
     const samples = [
       "The total with a coupon is wrong.",
       "=".repeat(20_000),

@@ -73,7 +73,7 @@ export function patch(...lines: string[]): string {
   return ["*** Begin Patch", ...lines, "*** End Patch", ""].join("\n");
 }
 
-/** Our temp files: chapter 8's `.name.<hex>.tmp` and chapter 10's `.name.<pid>-<hex>.agent-tmp`. */
+/** Our temp files: chapter 12's `.name.<hex>.tmp` and chapter 14's `.name.<pid>-<hex>.agent-tmp`. */
 export function isTempName(name: string): boolean {
   return /\.[0-9a-f]{12}\.tmp$/.test(name) || name.endsWith(".agent-tmp");
 }

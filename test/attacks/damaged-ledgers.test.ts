@@ -191,7 +191,7 @@ describe("attack: damaged ledgers", () => {
   );
 
   it("a full disk mid-append leaves no bad line: the ledger still reads", async () => {
-    // The append path itself (chapter 10's JsonlAppender) is pinned in write-safety.test.ts on a
+    // The append path itself (chapter 14's JsonlAppender) is pinned in write-safety.test.ts on a
     // real 64 KB tmpfs; here the reader's side: a torn last line is dropped, not an error.
     const cwd = await scratch("torn-tail");
     const { runId } = await goodRun(cwd);

@@ -293,7 +293,7 @@ describe("attack: terminal escapes in what the workspace and the ledger say", ()
       };
       const screen = renderScreen();
       try {
-        // The first run trusts AGENTS.md's lines for itself (chapter 19); the resumed run does not,
+        // The first run trusts AGENTS.md's lines for itself (chapter 23); the resumed run does not,
         // and says which lines it did not trust.
         const trusted = { ...env, AGENT_TRUST_AGENTS_MD: "1" };
         await runAgent(["--repo", workspace, "fix\x1b]52;c;eA==\x07 it"], trusted, screen);

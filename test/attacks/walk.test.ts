@@ -2,7 +2,7 @@
 // odd trees (issue 21, items 6, 12, 13 and 14).
 //
 //   ATTACK_REPORT=1 pnpm exec vitest run test/attacks/walk.test.ts            the newest chapter
-//   ATTACK_CHAPTER_DIR=/path/to/old/chapters/22-compaction ATTACK_REPORT=1 ...   "before"
+//   ATTACK_CHAPTER_DIR=/path/to/old/chapters/26-compaction ATTACK_REPORT=1 ...   "before"
 import { spawnSync } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";

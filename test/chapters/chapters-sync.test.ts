@@ -70,6 +70,33 @@ describe("chapters:check", () => {
   });
 });
 
+describe("a missing chapter", () => {
+  beforeEach(() => {
+    chapter("04-four", ["src/main.ts"]);
+    write("chapters/04-four/src/util.ts", "export const a = 4;\n");
+    write("chapters/04-four/src/main.ts", MAIN);
+    commit();
+  });
+
+  it("fails check, naming it, and compares nothing across it", () => {
+    const { code, out } = run("check");
+    expect(code).toBe(1);
+    expect(out).toContain(
+      "chapter 3 is missing: 02-two is followed by 04-four (check and sync skip the pair)",
+    );
+    expect(out).toContain("found 1 problem(s)");
+  });
+
+  it("keeps sync from carrying a fix across it", () => {
+    write("chapters/01-one/src/util.ts", "export const a = 42; // fixed\n");
+    const { code, out } = run("sync");
+    expect(code).toBe(0);
+    expect(out).toContain("chapter 3 is missing");
+    expect(read("chapters/02-two/src/util.ts")).toBe("export const a = 42; // fixed\n");
+    expect(read("chapters/04-four/src/util.ts")).toBe("export const a = 4;\n");
+  });
+});
+
 describe("chapters:sync", () => {
   it("copies a fix into a chapter that does not change the file", () => {
     write("chapters/01-one/src/util.ts", "export const a = 42; // fixed\n");

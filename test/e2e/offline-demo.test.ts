@@ -28,7 +28,7 @@ it("pnpm start with no model configured fixes a scratch copy of the demo reposit
   expect(out).toContain("── scripted demo (offline model, no AI) ──");
   expect(out).toContain("before: node check.mjs → fails");
   expect(out).toContain("→ apply_patch  Patch applied: M src/cart.mjs.");
-  // The newest chapter's demo keeps a plan (chapter 20) and loads the demo repository's skill (21).
+  // The newest chapter's demo keeps a plan (chapter 24) and loads the demo repository's skill (25).
   expect(out).toContain("result: done\nplan: 3 of 3 done\nchanged files: M src/cart.mjs\n");
   expect(out).toContain('→ load_skill name="run-checks"  ok');
   expect(out).toContain("skills loaded: run-checks\n");

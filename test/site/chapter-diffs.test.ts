@@ -42,9 +42,9 @@ async function pnpmDiff(...args: string[]): Promise<string> {
 
 describe("pnpm diff", () => {
   test("a PATH naming one file gets the same summary and header as a folder's files", async () => {
-    const stdout = await pnpmDiff("5", "6", "src/patch/patch-types.ts");
+    const stdout = await pnpmDiff("9", "10", "src/patch/patch-types.ts");
     expect(stdout).toMatch(
-      /^M src\/patch\/patch-types\.ts +\+\d+\n1 file changed, \d+ lines added, 0 removed\n\ndiff -ruN chapters\/05-patch-format\/src\/patch\/patch-types\.ts chapters\/06-finding-hunks\/src\/patch\/patch-types\.ts\n--- /,
+      /^M src\/patch\/patch-types\.ts +\+\d+\n1 file changed, \d+ lines added, 0 removed\n\ndiff -ruN chapters\/09-patch-format\/src\/patch\/patch-types\.ts chapters\/10-finding-hunks\/src\/patch\/patch-types\.ts\n--- /,
     );
   });
 
@@ -55,8 +55,8 @@ describe("pnpm diff", () => {
         "--import",
         import.meta.resolve("tsx"),
         join(ROOT, "scripts", "diff.ts"),
-        "5",
-        "6",
+        "9",
+        "10",
         "src/patch",
       ],
       { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" }, maxBuffer: 64 * 1024 * 1024 },
@@ -68,7 +68,7 @@ describe("pnpm diff", () => {
     for (const section of sections) {
       // Only the path asked for, and headers without diff's flags or file times.
       expect(section).toMatch(
-        /^diff -ruN chapters\/05-patch-format\/src\/patch\/\S+ chapters\/06-finding-hunks\/src\/patch\/\S+\n--- \S+\n\+\+\+ \S+\n@@ /,
+        /^diff -ruN chapters\/09-patch-format\/src\/patch\/\S+ chapters\/10-finding-hunks\/src\/patch\/\S+\n--- \S+\n\+\+\+ \S+\n@@ /,
       );
     }
   });

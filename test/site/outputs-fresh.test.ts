@@ -15,6 +15,10 @@ import { PATCH_ERRORS_FILE, renderPatchErrors } from "../../scripts/capture-patc
 import { sitePages } from "./site-pages.ts";
 
 const REFRESH = "Run `pnpm exec tsx scripts/capture-outputs.ts` and commit docs/outputs/.";
+// A demo is a real run of a chapter as a child process: 5 to 17 s on a quiet two-core machine,
+// over the default 30 s when the break-it scenarios run beside it (as they do in `pnpm test`).
+// The capture's own limit on the child is 120 s (capture-outputs.ts).
+const DEMO_TIMEOUT = 120_000;
 
 describe("captured demo outputs", () => {
   test("every chapter page has a demo to capture", () => {
@@ -35,6 +39,7 @@ describe("captured demo outputs", () => {
         normaliseOutput(fresh),
       );
     },
+    DEMO_TIMEOUT,
   );
 
   test("docs/outputs/demo-patch.txt is the patch the bug-fix demo sends", () => {

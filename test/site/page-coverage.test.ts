@@ -13,6 +13,7 @@ import {
   renderPlaced,
   select,
 } from "../../docs/.vitepress/placed-snippets.ts";
+import { markLines } from "../../docs/.vitepress/snippets/marked-lines.ts";
 import { DOCS_DIR, markdownSources } from "./site-pages.ts";
 
 const MIN_SHOWN = 0.85;
@@ -196,6 +197,29 @@ describe("selecting and placing part of a file's change", () => {
       "-}",
       "+}",
     ]);
+  });
+
+  test("a blank line to add is shown as an empty line, marked and a line high: copied, it adds no trailing space", () => {
+    const before = "function a() {\n  x();\n}\n";
+    const after = "function a() {\n  x();\n\n  y();\n}\n";
+    const [placed] = placeBlocks([
+      { block: block(["a"]), change: changeOfTexts("src/n.ts", before, after) },
+    ]);
+    const fence = /```ts change-marks=([\d.]*)\|[^\n]*\n([\s\S]*?)\n```/.exec(
+      renderPlaced(placed!),
+    );
+    const lines = fence![2]!.split("\n");
+    const added = fence![1]!.split(".").map(Number);
+    expect(added.map((n) => lines[n])).toEqual(["", "  y();"]);
+
+    // The highlighter makes each line a span; the blank one stays empty, given a line's height.
+    const html = lines.map((line) => `<span class="line">${line}</span>`).join("\n");
+    const marked = markLines(html, [[added, "diff add"]]);
+    const blank = /<span class="line diff add"( style="[^"]*")?>(.*?)<\/span>/.exec(marked);
+    expect(blank?.[2]).toBe("");
+    expect(blank?.[1]).toContain("height:1lh");
+    expect(marked.replace(/<[^>]+>/g, "")).toBe(lines.join("\n"));
+    expect(marked).toContain('<span class="line diff add">  y();</span>');
   });
 
   test("a not-shown item without a reason is refused", () => {

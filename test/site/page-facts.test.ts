@@ -20,7 +20,7 @@ describe("a page's reading and build times", () => {
       "```",
       "",
       "```sh",
-      "pnpm exec vitest run chapters/07-hash-guard",
+      "pnpm exec vitest run chapters/11-hash-guard",
       "```",
       "",
       "<details><summary>The full diff</summary>",

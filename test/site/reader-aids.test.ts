@@ -19,7 +19,7 @@ const NO_BROWSER = BROWSER.found ? "" : `${BROWSER.reason}; to run them, ${BROWS
 const IN_CI = process.env.CI === "true";
 const SCREENSHOTS = join(ROOT, "test-results", "screenshots");
 const TIMEOUT = 120_000;
-const CHAPTER = "/chapters/07-hash-guard";
+const CHAPTER = "/chapters/11-hash-guard";
 
 let server: StaticServer | undefined;
 let browser: Browser | undefined;
@@ -87,7 +87,7 @@ describe("what a chapter page tells its reader", () => {
       const download = await page.request.get(server!.url + "/build-a-coding-agent.tar.gz");
       expect(download.status()).toBe(200);
       expect((await download.body()).subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
-      expect(await facts.locator("a.browse-link").getAttribute("href")).toBe("/code/07-hash-guard");
+      expect(await facts.locator("a.browse-link").getAttribute("href")).toBe("/code/11-hash-guard");
 
       // The outline beside the text, with the page's sections in it.
       const outline = page.locator(".VPDocAsideOutline");
@@ -103,7 +103,7 @@ describe("what a chapter page tells its reader", () => {
   test(
     "at 390 px: its times, and a diagram that scrolls inside its frame and opens full size",
     async () => {
-      const page = await open(CHAPTER.replace("07-hash-guard", "10-run-ledger"), 390, 844);
+      const page = await open(CHAPTER.replace("11-hash-guard", "14-run-ledger"), 390, 844);
       expect(await page.locator(".chapter-facts .read-time").isVisible()).toBe(true);
       // The files it touches are folded on a phone: one line, opened by a tap.
       expect(await page.locator(".chapter-facts p.touches-wide").isVisible()).toBe(false);
@@ -148,7 +148,7 @@ describe("what a chapter page tells its reader", () => {
   test(
     "the chapter's file browser shows a file highlighted, with the chapter's changed lines marked",
     async () => {
-      const page = await open("/code/07-hash-guard#src/patch/hash-guard.ts", 1280);
+      const page = await open("/code/11-hash-guard#src/patch/hash-guard.ts", 1280);
       const tree = page.locator(".file-tree");
       expect(await tree.locator("a").count()).toBeGreaterThan(20);
       expect(await tree.locator("a.status-added", { hasText: "hash-guard.ts" }).count()).toBe(1);

@@ -88,7 +88,7 @@ describe("selectChapterTests", () => {
   it("runs a copy again when a module it imports, even transitively, changes by one byte", () => {
     changeOneByte("chapters/02-two/src/helper.ts");
     expect(running("02-two")).toEqual(["test/a.test.ts"]);
-    // Chapter 4 is compared with chapter 2, which now differs from it: its copy runs too.
+    // Chapter 3 is compared with chapter 2, which now differs from it: its copy runs too.
     expect(running("03-three")).toEqual(["test/a.test.ts"]);
   });
 
@@ -151,10 +151,10 @@ describe("dependenciesOf", () => {
 
 describe("namesTestPaths", () => {
   const exists = (path: string) =>
-    ["chapters/12-notes", "test/site/browser.test.ts"].includes(path);
+    ["chapters/16-notes", "test/site/browser.test.ts"].includes(path);
 
   it("is true when an argument is a file or folder to test", () => {
-    expect(namesTestPaths(["run", "chapters/12-notes"], exists)).toBe(true);
+    expect(namesTestPaths(["run", "chapters/16-notes"], exists)).toBe(true);
     expect(namesTestPaths(["run", "--reporter=verbose", "test/site/browser.test.ts"], exists)).toBe(
       true,
     );

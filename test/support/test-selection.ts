@@ -19,7 +19,7 @@ import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { SKIPPED_DIRS } from "../../scripts/lib/chapters.ts";
 
 export interface ChapterTest {
-  /** e.g. "chapters/12-notes/test/ledger.test.ts", relative to the repository root */
+  /** e.g. "chapters/16-notes/test/ledger.test.ts", relative to the repository root */
   file: string;
   chapter: string;
   /** the test file relative to its chapter, e.g. "test/ledger.test.ts": what "its copy" means */
@@ -61,7 +61,7 @@ const VALUE_OPTIONS = new Set([
 ]);
 
 /**
- * Whether the command line names a file or folder to test (`pnpm test chapters/12-notes`):
+ * Whether the command line names a file or folder to test (`pnpm test chapters/16-notes`):
  * then the reader asked for those tests, and every copy of them runs.
  */
 export function namesTestPaths(args: string[], exists: (path: string) => boolean): boolean {

@@ -3,11 +3,10 @@
 import { pathToFileURL } from "node:url";
 import { color, printError } from "@build-agent/shared/terminal";
 import { loadConfig } from "./model/config.ts";
-import { createModelClient } from "./model/model-client.ts";
+import { createModelClient, streamChat } from "./model/model-client.ts";
 import { openEndpoint } from "./model/model-endpoint.ts";
 import { describeModelError, isAbort } from "./model/model-errors.ts";
 import type { ChatResult } from "./model/stream-assembler.ts";
-import { streamWithRetry } from "./model/stream-with-retry.ts";
 import { visible } from "./terminal/visible-text.ts";
 
 const USAGE =
@@ -33,22 +32,15 @@ export async function main(args: string[]): Promise<number> {
   process.once("SIGINT", onSigint);
   let shownText = false;
   try {
-    const result = await streamWithRetry({
+    const result = await streamChat({
       client: createModelClient(endpoint),
       model: endpoint.model,
       messages: [{ role: "user", content: question }],
-      maxRetries: endpoint.maxRetries,
       signal: controller.signal,
       onText: (text) => {
         shownText = true;
         process.stdout.write(visible(text, { lines: true }));
       },
-      onRetry: ({ attempt, delayMs }) =>
-        process.stderr.write(
-          color.dim(
-            `retrying in ${(delayMs / 1000).toFixed(1)} s (retry ${attempt} of ${endpoint.maxRetries})`,
-          ) + "\n",
-        ),
     });
     process.stdout.write("\n");
     process.stderr.write(color.dim(usageLine(result)) + "\n");

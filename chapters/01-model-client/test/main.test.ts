@@ -114,7 +114,7 @@ describe("chapter 01 main", () => {
   it("exits 1 with one line naming the URL when nothing listens there", async () => {
     const baseURL = `http://127.0.0.1:${await closedPort()}/v1`;
     const result = await runMain(["hi"], {
-      env: { OPENAI_BASE_URL: baseURL, AGENT_MODEL: "m", AGENT_MAX_RETRIES: "0" },
+      env: { OPENAI_BASE_URL: baseURL, AGENT_MODEL: "m" },
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(

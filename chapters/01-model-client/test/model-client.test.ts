@@ -1,14 +1,11 @@
-import { createServer as createHttpServer, type RequestListener } from "node:http";
 import { createServer } from "node:net";
 import { loadScript, parseScript, startOfflineModel } from "@build-agent/shared/offline-model";
 import type { Fault, OfflineModel } from "@build-agent/shared/offline-model";
-import { APIError } from "openai";
 import type { ChatCompletionTool } from "openai/resources/chat/completions";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createModelClient, streamChat } from "../src/model/model-client.ts";
-import { AbortedError, describeModelError, isAbort, redactKey } from "../src/model/model-errors.ts";
-import { AnswerTooLongError, StreamCutError } from "../src/model/stream-assembler.ts";
-import { streamWithRetry } from "../src/model/stream-with-retry.ts";
+import { AbortedError, describeModelError, isAbort } from "../src/model/model-errors.ts";
+import { StreamCutError } from "../src/model/stream-assembler.ts";
 
 const question = [{ role: "user" as const, content: "What is a monorepo?" }];
 
@@ -57,14 +54,8 @@ function clientFor(model: OfflineModel, timeoutMs = 10_000) {
   return createModelClient({ baseURL: model.baseURL, apiKey: model.apiKey, timeoutMs });
 }
 
-function context(model: OfflineModel, overrides: { timeoutMs?: number; maxRetries?: number } = {}) {
-  return {
-    baseURL: model.baseURL,
-    model: model.model,
-    timeoutMs: 10_000,
-    maxRetries: 3,
-    ...overrides,
-  };
+function context(model: OfflineModel, overrides: { timeoutMs?: number } = {}) {
+  return { baseURL: model.baseURL, model: model.model, timeoutMs: 10_000, ...overrides };
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<unknown> {
@@ -156,9 +147,9 @@ describe("streamChat through the offline model", () => {
     const baseURL = `http://127.0.0.1:${await closedPort()}/v1`;
     const client = createModelClient({ baseURL, apiKey: "local", timeoutMs: 10_000 });
     const error = await failureOf(streamChat({ client, model: "m", messages: question }));
-    expect(
-      describeModelError(error, { baseURL, model: "m", timeoutMs: 10_000, maxRetries: 0 }),
-    ).toBe(`cannot reach ${baseURL}: is the server running? check OPENAI_BASE_URL`);
+    expect(describeModelError(error, { baseURL, model: "m", timeoutMs: 10_000 })).toBe(
+      `cannot reach ${baseURL}: is the server running? check OPENAI_BASE_URL`,
+    );
   });
 
   it("stops cleanly when aborted mid-stream", async () => {
@@ -197,210 +188,6 @@ describe("streamChat through the offline model", () => {
   });
 });
 
-describe("streamWithRetry through the offline model", () => {
-  it("waits as long as a 429's Retry-After asks, then succeeds", async () => {
-    const model = await start([{ kind: "rate_limit", retryAfterSeconds: 2 }]);
-    const sleeps: number[] = [];
-    const result = await streamWithRetry({
-      client: clientFor(model),
-      model: model.model,
-      messages: question,
-      maxRetries: 3,
-      sleep: async (ms) => void sleeps.push(ms),
-    });
-    expect(sleeps).toEqual([2000]);
-    expect(result.message.content).toContain("You asked");
-    expect(model.requests).toHaveLength(2);
-  });
-
-  it("retries a 500 and a stall, then succeeds", async () => {
-    // Only the stalled attempt may time out. On a busy machine a real 300 ms clock could also
-    // run out during the good attempt, so the clock is fake and moves once the stall is in place.
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
-    const model = await start([{ kind: "server_error" }, { kind: "stall", ms: 20_000 }]);
-    const retried: string[] = [];
-    const answer = streamWithRetry({
-      client: clientFor(model, 300),
-      model: model.model,
-      messages: question,
-      maxRetries: 3,
-      random: () => 0,
-      sleep: async () => {},
-      onRetry: ({ attempt, error }) =>
-        retried.push(`${attempt}: ${error instanceof APIError ? error.status : String(error)}`),
-    });
-    await until(() => model.requests.length === 2); // the server now holds the second request
-    await vi.advanceTimersByTimeAsync(300);
-    const result = await answer;
-    expect(retried).toEqual(["1: 500", "2: ModelTimeoutError: no answer within 300 ms"]);
-    expect(result.finishReason).toBe("stop");
-    expect(model.requests).toHaveLength(3);
-  });
-
-  it("reports a rate limit that outlasts the retries", async () => {
-    const faults: Fault[] = [1, 2, 3].map(() => ({ kind: "rate_limit", retryAfterSeconds: 1 }));
-    const model = await start(faults);
-    const error = await failureOf(
-      streamWithRetry({
-        client: clientFor(model),
-        model: model.model,
-        messages: question,
-        maxRetries: 2,
-        sleep: async () => {},
-      }),
-    );
-    expect(describeModelError(error, context(model, { maxRetries: 2 }))).toBe(
-      `rate-limited by ${model.baseURL}, still after 2 retries: wait a minute, or raise AGENT_MAX_RETRIES`,
-    );
-  });
-
-  it("does not retry once text reached the user", async () => {
-    server = await startOfflineModel({ script: loadScript("chat"), chunkDelayMs: 20 });
-    const model = server;
-    let calls = 0;
-    const error = await failureOf(
-      streamWithRetry({
-        client: clientFor(model),
-        model: model.model,
-        messages: question,
-        maxRetries: 3,
-        sleep: async () => {},
-        onText: () => {
-          calls++;
-          // Simulate a connection failure after the first piece was shown.
-          throw new StreamCutError();
-        },
-      }),
-    );
-    expect(error).toBeInstanceOf(StreamCutError);
-    expect(calls).toBe(1);
-    expect(model.requests).toHaveLength(1);
-  });
-});
-
-describe("a misbehaving server", () => {
-  const apiKey = "sk-test-0123456789abcdef";
-  let closeFake: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await closeFake?.();
-    closeFake = undefined;
-  });
-
-  /** An HTTP server answering every request with `handler`. */
-  async function fakeServer(handler: RequestListener) {
-    let requests = 0;
-    const http = createHttpServer((request, response) => {
-      requests++;
-      handler(request, response);
-    });
-    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-    closeFake = () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      });
-    const address = http.address();
-    if (address === null || typeof address === "string") throw new Error("no port");
-    const baseURL = `http://127.0.0.1:${address.port}/v1`;
-    return {
-      baseURL,
-      context: { baseURL, model: "m", timeoutMs: 10_000, maxRetries: 0 },
-      requests: () => requests,
-    };
-  }
-
-  it("never shows the key a server's error body echoes back", async () => {
-    // A 400 and a 500 whose bodies quote the request's Authorization header.
-    const fake = await fakeServer((request, response) => {
-      response.writeHead(500, { "content-type": "application/json" });
-      response.end(
-        JSON.stringify({ error: { message: `bad request: ${request.headers.authorization}` } }),
-      );
-    });
-    const client = createModelClient({ baseURL: fake.baseURL, apiKey, timeoutMs: 10_000 });
-    const notices: string[] = [];
-    const error = await failureOf(
-      streamWithRetry({
-        client,
-        model: "m",
-        messages: question,
-        maxRetries: 1,
-        sleep: async () => {},
-        onRetry: ({ error }) => notices.push(String(error)),
-      }),
-    );
-    const shown = describeModelError(error, { ...fake.context, maxRetries: 1 });
-    expect(shown).toBe(
-      `${fake.baseURL} failed with HTTP 500, still after 1 retry: try again later`,
-    );
-    expect(notices).toEqual(["Error: 500 bad request: Bearer sk-…(redacted)"]);
-    expect(String(error)).toBe("Error: 500 bad request: Bearer sk-…(redacted)");
-    expect((error as Error).stack).not.toContain(apiKey);
-    expect(fake.requests()).toBe(2);
-  });
-
-  it("redacts the key from a 4xx message, which is shown as the server wrote it", async () => {
-    const fake = await fakeServer((request, response) => {
-      response.writeHead(400, { "content-type": "application/json" });
-      response.end(
-        JSON.stringify({ error: { message: `echo: ${request.headers.authorization}` } }),
-      );
-    });
-    const client = createModelClient({ baseURL: fake.baseURL, apiKey, timeoutMs: 10_000 });
-    const error = await failureOf(streamChat({ client, model: "m", messages: question }));
-    expect(describeModelError(error, fake.context)).toBe(
-      `${fake.baseURL} returned an error: 400 echo: Bearer sk-…(redacted)`,
-    );
-  });
-
-  it("leaves short placeholder keys alone: hiding 'local' would garble 'localhost'", () => {
-    expect(redactKey(`no: ${apiKey}, ${apiKey}`, apiKey)).toBe(
-      "no: sk-…(redacted), sk-…(redacted)",
-    );
-    expect(redactKey("cannot reach http://localhost:11434/v1", "local")).toBe(
-      "cannot reach http://localhost:11434/v1",
-    );
-  });
-
-  it("stops an answer that never ends at the size limit, and hangs up", async () => {
-    let sent = 0;
-    let hungUp = false;
-    const fake = await fakeServer((_request, response) => {
-      response.writeHead(200, { "content-type": "text/event-stream" });
-      response.on("close", () => (hungUp = true));
-      const piece = `data: ${JSON.stringify({
-        id: "c",
-        object: "chat.completion.chunk",
-        created: 0,
-        model: "m",
-        choices: [{ index: 0, delta: { content: "la ".repeat(100) }, finish_reason: null }],
-      })}\n\n`;
-      // Streams forever (never a finish_reason), as fast as the client reads.
-      const pump = () => {
-        while (!response.destroyed && response.write(piece)) sent++;
-        if (!response.destroyed) response.once("drain", pump);
-      };
-      pump();
-    });
-    const client = createModelClient({ baseURL: fake.baseURL, apiKey, timeoutMs: 10_000 });
-    const error = await failureOf(
-      streamChat({ client, model: "m", messages: question, maxAnswerChars: 30_000 }),
-    );
-    expect(error).toBeInstanceOf(AnswerTooLongError);
-    expect(describeModelError(error, fake.context)).toBe(
-      `the answer from ${fake.baseURL} passed 30000 characters without finishing, so it was stopped: the server may be stuck repeating itself; try again`,
-    );
-    await until(() => hungUp);
-    expect(sent).toBeGreaterThan(100);
-  });
-});
-
-/** Waits for a condition without timers, which a test may have faked. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
-}
-
-/** A port nothing listens on: bind one, then close it. */
 async function closedPort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));

@@ -1,11 +1,6 @@
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
-import {
-  AnswerTooLongError,
-  MAX_ANSWER_CHARS,
-  StreamAssembler,
-  StreamCutError,
-} from "../src/model/stream-assembler.ts";
+import { StreamAssembler, StreamCutError } from "../src/model/stream-assembler.ts";
 
 function chunk(
   delta: ChatCompletionChunk.Choice["delta"],
@@ -72,20 +67,5 @@ describe("StreamAssembler", () => {
     const assembler = new StreamAssembler();
     assembler.push(chunk({ content: "Half an ans" }));
     expect(() => assembler.finish()).toThrow(StreamCutError);
-  });
-
-  it("stops an answer that grows past its size limit, counting text and tool-call arguments", () => {
-    expect(MAX_ANSWER_CHARS).toBe(4_000_000);
-    const assembler = new StreamAssembler(10);
-    assembler.push(chunk({ content: "12345" }));
-    const args = (text: string) =>
-      chunk({ tool_calls: [{ index: 0, function: { name: "f", arguments: text } }] });
-    assembler.push(args("67890"));
-    expect(() => assembler.push(args("1"))).toThrow(
-      "the answer passed 10 characters without finishing",
-    );
-    expect(() => new StreamAssembler(10).push(chunk({ content: "x".repeat(11) }))).toThrow(
-      AnswerTooLongError,
-    );
   });
 });

@@ -1,14 +1,15 @@
-// Chapter 03: the chat can read the repository it is about, through a read_file tool.
-//   pnpm chapter 3 -- "question about the repo" [--repo PATH]   one turn
-//   pnpm chapter 3 [-- --repo PATH]          interactive chat (/tokens, /reset, /exit, Ctrl-D)
+// Chapter 03: the first agent. With list_files, read_file and edit_file it fixes a bug by itself.
+//   pnpm chapter 3                           offline: the demo task, on a scratch copy of the demo
+//   pnpm chapter 3 -- "task or question" [--repo PATH]   one turn
+//   pnpm chapter 3 [-- --repo PATH]          with a model: interactive chat (/reset, /exit, Ctrl-D)
 //   printf 'q1\nq2\n' | pnpm chapter 3       each piped line is one turn of the same conversation
-// Without --repo it works on a scratch copy of the demo repository.
-import { rm, stat } from "node:fs/promises";
+// Without --repo it works on a scratch copy of the demo repository (kept, so you can look).
+import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { copyDemoRepo } from "@build-agent/shared/demo-repo";
+import { copyDemoRepo, runDemoCheck } from "@build-agent/shared/demo-repo";
 import { color, printError } from "@build-agent/shared/terminal";
 import { CHAT_HELP, runChat } from "./context/chat.ts";
 import { loadConfig } from "./model/config.ts";
@@ -17,11 +18,14 @@ import { openEndpoint } from "./model/model-endpoint.ts";
 import { visible } from "./terminal/visible-text.ts";
 import { workspaceTools } from "./tools/workspace-tools.ts";
 
-const USAGE = 'usage: pnpm chapter 3 -- "question about the repository" [--repo PATH]';
+const USAGE = 'usage: pnpm chapter 3 -- "task or question" [--repo PATH]';
+/** What the offline demo asks when you give it nothing: the demo repository's known bug. */
+export const DEMO_TASK = "The total with a coupon is wrong. Find the bug and fix it.";
 
 export const SYSTEM_PROMPT =
   "You are a coding assistant working in a software repository, the workspace. " +
   "Use the tools to look at its files before you answer; do not guess what a file contains. " +
+  "Read a file before you change it, and make the smallest change that does the job. " +
   "Paths are relative to the workspace root. Answer concisely.";
 
 /** Runs the program; returns the exit code. */
@@ -45,6 +49,8 @@ export async function main(argv: string[]): Promise<number> {
   const note = (line: string) => process.stderr.write(color.dim(line) + "\n");
   if (config.kind === "offline") note(config.notice);
 
+  // Offline there is no one to chat with: the scripted demo gets its task.
+  if (args.question === "" && config.kind === "offline") args.question = DEMO_TASK;
   const workspace = args.repo ?? (await copyDemoRepo());
   note(`workspace: ${workspace}${args.repo ? "" : " (scratch copy of the demo repository)"}`);
   const interactive = args.question === "" && process.stdin.isTTY === true;
@@ -67,13 +73,12 @@ export async function main(argv: string[]): Promise<number> {
   readline?.on("SIGINT", onInterrupt); // a terminal readline swallows Ctrl-C and reports it here
   process.on("SIGINT", onInterrupt);
 
-  const endpoint = await openEndpoint(config, "read-readme");
+  const endpoint = await openEndpoint(config, "fix-bug-edit");
   try {
     if (interactive) note(`chat about the workspace; ${CHAT_HELP}`);
     const code = await runChat({
       client: createModelClient(endpoint),
       endpoint,
-      contextTokens: config.contextTokens,
       tools: workspaceTools,
       workspace,
       lines: readline ?? [args.question],
@@ -85,17 +90,24 @@ export async function main(argv: string[]): Promise<number> {
       systemPrompt: SYSTEM_PROMPT,
     });
     if (interactive) process.stdout.write("\n"); // leave the shell prompt on a line of its own
+    if (!args.repo) await reportDemoCheck(workspace, note);
     return interrupted ? 130 : code;
   } finally {
     process.off("SIGINT", onInterrupt);
     readline?.close();
     await endpoint.close();
-    // Nothing in this chapter writes, so the scratch copy has nothing to show.
-    if (!args.repo) await rm(workspace, { recursive: true, force: true });
   }
 }
 
-/** No question means a chat: the questions come from the terminal or the pipe. */
+/** On the scratch copy, the demo repository's own check says whether the bug is gone. */
+async function reportDemoCheck(workspace: string, note: (line: string) => void): Promise<void> {
+  const check = await runDemoCheck(workspace);
+  const last = check.output.trim().split("\n").at(-1) ?? "";
+  note(`check: node check.mjs → ${check.ok ? last : "fails"}`);
+  note(`see for yourself: cd ${workspace} && node check.mjs`);
+}
+
+/** No question means a chat (or, offline, the demo task). */
 function parseCommandLine(argv: string[]): { question: string; repo: string | undefined } {
   const { values, positionals } = parseArgs({
     args: argv,

@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DOTENV_FILE, loadConfig, OFFLINE_NOTICE, resolveConfig } from "../src/model/config.ts";
 
-const limits = { timeoutMs: 60_000, maxRetries: 3, contextTokens: 32_000 };
+const limits = { timeoutMs: 60_000 };
 
 describe("resolveConfig", () => {
   it("runs offline when nothing is configured, and says so in one line", () => {
@@ -84,27 +84,14 @@ describe("resolveConfig", () => {
     });
   });
 
-  it("reads timeout and retries, and rejects values that are not whole numbers", () => {
-    expect(resolveConfig({ AGENT_TIMEOUT_MS: "500", AGENT_MAX_RETRIES: "0" })).toMatchObject({
+  it("reads the timeout, and rejects a value that is not a whole number", () => {
+    expect(resolveConfig({ AGENT_TIMEOUT_MS: "500" })).toMatchObject({
       kind: "offline",
       timeoutMs: 500,
-      maxRetries: 0,
     });
     expect(resolveConfig({ AGENT_TIMEOUT_MS: "1.5s" })).toEqual({
       kind: "invalid",
       message: 'AGENT_TIMEOUT_MS must be a whole number >= 1, got "1.5s" (default 60000)',
-    });
-    expect(resolveConfig({ AGENT_MAX_RETRIES: "-1" })).toEqual({
-      kind: "invalid",
-      message: 'AGENT_MAX_RETRIES must be a whole number >= 0, got "-1" (default 3)',
-    });
-  });
-
-  it("reads the context budget from AGENT_CONTEXT_TOKENS", () => {
-    expect(resolveConfig({ AGENT_CONTEXT_TOKENS: "8000" })).toMatchObject({ contextTokens: 8000 });
-    expect(resolveConfig({ AGENT_CONTEXT_TOKENS: "32k" })).toEqual({
-      kind: "invalid",
-      message: 'AGENT_CONTEXT_TOKENS must be a whole number >= 1, got "32k" (default 32000)',
     });
   });
 
@@ -115,25 +102,6 @@ describe("resolveConfig", () => {
       apiKey: "sk-from-file",
       model: "gpt-4o",
     });
-  });
-
-  it("refuses a base URL from .env for a key from the environment: a file must not pick where it goes", () => {
-    const hostile = "OPENAI_BASE_URL=http://127.0.0.1:9/v1\nAGENT_MODEL=m\n";
-    expect(resolveConfig({ OPENAI_API_KEY: "sk-from-env" }, hostile)).toEqual({
-      kind: "invalid",
-      message:
-        "OPENAI_BASE_URL comes from .env but OPENAI_API_KEY from the environment: the key would go to a server a file chose. Set both in the same place: the environment, or the .env at the repository root",
-    });
-    // Both from the same place are fine, and so is a base URL from the environment.
-    expect(resolveConfig({}, `OPENAI_API_KEY=sk-file\n${hostile}`)).toMatchObject({
-      baseURL: "http://127.0.0.1:9/v1",
-    });
-    expect(
-      resolveConfig(
-        { OPENAI_API_KEY: "sk-env", OPENAI_BASE_URL: "http://localhost:1/v1" },
-        hostile,
-      ),
-    ).toMatchObject({ baseURL: "http://localhost:1/v1", apiKey: "sk-env" });
   });
 
   it("treats an empty variable as unset, so an empty env value does not hide .env", () => {

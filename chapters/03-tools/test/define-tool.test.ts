@@ -42,12 +42,19 @@ describe("defineTool and toOpenAITool", () => {
     );
   });
 
-  it("gives every workspace tool an object schema and a read effect", () => {
+  it("offers the first agent's three tools, each with an object schema and its effect", () => {
+    expect(workspaceTools.map((tool) => [tool.name, tool.effect])).toEqual([
+      ["list_files", "read"],
+      ["read_file", "read"],
+      ["edit_file", "write"],
+    ]);
     for (const tool of workspaceTools) {
-      const { parameters } = toOpenAITool(tool).function;
-      expect(parameters?.type).toBe("object");
-      expect(tool.effect).toBe("read");
+      expect(toOpenAITool(tool).function.parameters?.type).toBe("object");
     }
-    expect(workspaceTools.map((tool) => tool.name)).toEqual(["read_file"]);
+    expect(toOpenAITool(workspaceTools[2]!).function.parameters?.required).toEqual([
+      "path",
+      "old_text",
+      "new_text",
+    ]);
   });
 });

@@ -24,19 +24,14 @@ function call(name: string, args: string) {
   return runToolCall(tools, { id: "call_1", function: { name, arguments: args } }, context);
 }
 
+// The texts below are read by the model: they are an API, and a change to one is a change to it.
 describe("runToolCall", () => {
-  it("runs a valid call", async () => {
+  it("runs a valid call and ties the result to the call's id", async () => {
     expect(await call("greet", '{"name":"Ada"}')).toEqual({
       tool_call_id: "call_1",
       content: "Hello, Ada!",
       ok: true,
     });
-  });
-
-  it("treats empty arguments as an empty object", async () => {
-    const result = await call("greet", "");
-    expect(result.ok).toBe(false);
-    expect(result.content).toContain("- name: Invalid input: expected string, received undefined");
   });
 
   it("lists the available tools for an unknown one", async () => {
@@ -47,16 +42,18 @@ describe("runToolCall", () => {
     });
   });
 
-  it("explains invalid JSON and quotes what was sent", async () => {
+  it("explains arguments that are not JSON", async () => {
     expect((await call("greet", '{"name": "Ada"')).content).toBe(
-      'Error: the arguments for greet are not valid JSON: {"name": "Ada". ' +
-        "Call greet again with its arguments as one JSON object.",
+      "Error: the arguments for greet are not valid JSON. Call greet again with its arguments as one JSON object.",
     );
   });
 
-  it("shortens very long invalid arguments", async () => {
-    const content = (await call("greet", "x".repeat(500))).content;
-    expect(content).toContain(`${"x".repeat(200)}… (500 characters)`);
+  it("treats empty arguments as an empty object, which the schema then checks", async () => {
+    expect((await call("greet", "  ")).content).toBe(
+      "Error: invalid arguments for greet:\n" +
+        "- name: Invalid input: expected string, received undefined\n" +
+        "Call greet again with corrected arguments.",
+    );
   });
 
   it("renders schema failures field by field", async () => {
@@ -85,32 +82,12 @@ describe("runToolCall", () => {
     });
   });
 
-  it("hands the harness a tool's own verdict and code, not only its text", async () => {
-    const picky = defineTool({
-      ...greet,
-      name: "picky",
-      async execute() {
-        return { ok: false, content: "Not today: try tomorrow.", code: "not_today" };
-      },
-    });
-    expect(
-      await runToolCall(
-        [picky],
-        { id: "call_2", function: { name: "picky", arguments: '{"name":"Ada"}' } },
-        { cwd: ".", signal: new AbortController().signal },
-      ),
-    ).toEqual({
-      tool_call_id: "call_2",
-      ok: false,
-      content: "Not today: try tomorrow.",
-      code: "not_today",
-    });
-  });
-
   it("turns an unexpected exception into a result, not a crash", async () => {
-    expect((await call("greet", '{"name":"boom"}')).content).toBe(
-      "Error: greet failed: the greeter broke",
-    );
+    expect(await call("greet", '{"name":"boom"}')).toEqual({
+      tool_call_id: "call_1",
+      content: "Error: greet failed: the greeter broke",
+      ok: false,
+    });
   });
 
   it("lets an abort propagate", async () => {

@@ -5,9 +5,13 @@ const call = (name: string, args: string) => ({ id: "c1", function: { name, argu
 const result = (ok: boolean, content: string) => ({ tool_call_id: "c1", ok, content });
 
 describe("toolCallLine", () => {
-  it("shows the path and the status", () => {
+  it("shows the name, the path when there is one, and the status", () => {
     expect(toolCallLine(call("read_file", '{"path":"src/a.ts"}'), result(true, "…"))).toBe(
       "→ read_file src/a.ts  ok",
+    );
+    expect(toolCallLine(call("list_files", "{}"), result(true, "…"))).toBe("→ list_files  ok");
+    expect(toolCallLine(call("edit_file", "{not json"), result(false, "Error: bad\nmore"))).toBe(
+      "→ edit_file  failed: Error: bad",
     );
   });
 

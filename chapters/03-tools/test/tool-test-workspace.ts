@@ -1,6 +1,5 @@
-import { mkdtemp, realpath, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { rm } from "node:fs/promises";
+import { makeTempDir } from "@build-agent/shared/test-helpers";
 import { afterEach, beforeEach } from "vitest";
 import type { ToolContext } from "../src/tools/define-tool.ts";
 
@@ -8,7 +7,7 @@ import type { ToolContext } from "../src/tools/define-tool.ts";
 export function useTempWorkspace(): { root: () => string; context: () => ToolContext } {
   let root = "";
   beforeEach(async () => {
-    root = await realpath(await mkdtemp(path.join(tmpdir(), "tool-test-workspace-")));
+    root = await makeTempDir("ch03-tools-");
   });
   afterEach(async () => {
     await rm(root, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 // Fault injection: the ways a real model endpoint misbehaves, on demand, so clients
-// can be tested against them. Each fault is used up by exactly one chat request.
+// can be tested against them. Each fault is used up by exactly one chat request, except
+// context_window: a window is a property of the model, so it holds for every request.
 
 import type { ScriptStep } from "./script.ts";
 import type { ChatCompletionChunk, WireError } from "./wire-types.ts";
@@ -18,7 +19,31 @@ export type Fault =
   /** 404 model_not_found, as if the model name were wrong. */
   | { kind: "unknown_model" }
   /** 401 invalid_api_key, as if the key were wrong. */
-  | { kind: "bad_key" };
+  | { kind: "bad_key" }
+  /**
+   * 400 whose message quotes the request's Authorization header, key and all, as a proxy that
+   * echoes the request it refused does: whatever the client prints of the error shows the key.
+   */
+  | { kind: "echo_key" }
+  /**
+   * The model's context window, in tokens. Not used up, and not in the order of the others: every
+   * request whose prompt (counted as `usage` counts it) is bigger gets OpenAI's 400
+   * context_length_exceeded.
+   */
+  | { kind: "context_window"; tokens: number };
+
+/** The numbers each kind of fault needs, to check a fault read from JSON (a break-it scenario). */
+export const FAULT_FIELDS: Record<Fault["kind"], readonly string[]> = {
+  rate_limit: ["retryAfterSeconds"],
+  server_error: [],
+  stall: ["ms"],
+  cut_stream_mid_tool_call: [],
+  malformed_tool_arguments: [],
+  unknown_model: [],
+  bad_key: [],
+  echo_key: [],
+  context_window: ["tokens"],
+};
 
 export interface ErrorResponse {
   status: number;
@@ -71,6 +96,26 @@ export function badKeyResponse(): ErrorResponse {
     "Incorrect API key provided. The offline model accepts only the key it was started with.",
     "invalid_request_error",
     "invalid_api_key",
+  );
+}
+
+// The one response that does echo the key, on purpose: chapter 5's client must clean it out.
+export function echoKeyResponse(authorization: string | undefined): ErrorResponse {
+  return errorResponse(
+    400,
+    `Malformed request (offline model: injected fault echo_key). The request was sent with Authorization: ${authorization ?? "(none)"}`,
+    "invalid_request_error",
+    "echo_key",
+  );
+}
+
+// The text OpenAI answers when a request outgrows the model's window, with our label added.
+export function contextLengthResponse(window: number, tokens: number): ErrorResponse {
+  return errorResponse(
+    400,
+    `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages. (offline model: injected fault context_window)`,
+    "invalid_request_error",
+    "context_length_exceeded",
   );
 }
 

@@ -17,6 +17,7 @@ export {
 } from "./script.ts";
 export type { Script, ScriptStep, ScriptedToolCall, StepSelection } from "./script.ts";
 export type { Fault } from "./faults.ts";
+export { FAULT_FIELDS } from "./faults.ts";
 export type {
   ChatRequestBody,
   WireMessage,

@@ -10,7 +10,9 @@ import { selectStep } from "./script.ts";
 import type { ErrorResponse, Fault } from "./faults.ts";
 import {
   badKeyResponse,
+  contextLengthResponse,
   cutPoint,
+  echoKeyResponse,
   errorResponse,
   rateLimitResponse,
   serverErrorResponse,
@@ -18,12 +20,15 @@ import {
   withMalformedArguments,
 } from "./faults.ts";
 import { finishReasonOf, replyToChunks, sseEvent } from "./sse.ts";
-import { estimateUsage } from "./usage.ts";
+import { countPromptTokens, estimateUsage } from "./usage.ts";
 import type { ChatCompletion, ChatRequestBody } from "./wire-types.ts";
 
 export interface OfflineModelOptions {
   script: Script;
-  /** Consumed in order, one per incoming chat request (a faulted request does not advance the script). */
+  /**
+   * Consumed in order, one per incoming chat request (a faulted request does not advance the
+   * script); a context_window fault is not consumed but applies to every request.
+   */
   faults?: Fault[];
   /** Default "offline"; requests with another bearer token get 401. */
   apiKey?: string;
@@ -55,7 +60,8 @@ export const DEFAULT_MODEL = "offline-scripted-demo";
 export async function startOfflineModel(options: OfflineModelOptions): Promise<OfflineModel> {
   const apiKey = options.apiKey ?? DEFAULT_API_KEY;
   const model = options.model ?? DEFAULT_MODEL;
-  const faults = [...(options.faults ?? [])];
+  const faults = (options.faults ?? []).filter((fault) => fault.kind !== "context_window");
+  const contextWindow = options.faults?.find((fault) => fault.kind === "context_window");
   const requests: ChatRequestBody[] = [];
   let served = 0;
   let answered = 0; // steps replied, for a sequential script
@@ -68,6 +74,9 @@ export async function startOfflineModel(options: OfflineModelOptions): Promise<O
     served += 1;
     const fault = faults.shift();
 
+    // Before the key check: the echo is of whatever key the client sent, right or wrong.
+    if (fault?.kind === "echo_key")
+      return sendError(res, echoKeyResponse(req.headers.authorization));
     if (fault?.kind === "bad_key" || bearerToken(req) !== apiKey)
       return sendError(res, badKeyResponse());
     if (fault?.kind === "unknown_model" || request.model !== model) {
@@ -77,6 +86,10 @@ export async function startOfflineModel(options: OfflineModelOptions): Promise<O
       return sendError(res, rateLimitResponse(fault.retryAfterSeconds));
     if (fault?.kind === "server_error") return sendError(res, serverErrorResponse());
     if (fault?.kind === "stall" && !(await waitUnlessClosed(res, fault.ms))) return;
+    const promptTokens = countPromptTokens(request);
+    if (contextWindow !== undefined && promptTokens > contextWindow.tokens) {
+      return sendError(res, contextLengthResponse(contextWindow.tokens, promptTokens));
+    }
 
     const selection = selectStep(
       options.script,

@@ -1,6 +1,6 @@
 // Token counts for the `usage` field, counted the way OpenAI's chat models count them: the o200k_base
 // tokenizer plus the documented per-message overhead (3 tokens a message, 1 for a name, 3 to prime
-// the reply). So a chapter that counts its own request (chapter 02) sees the server agree with it,
+// the reply). So a chapter that counts its own request (chapter 06) sees the server agree with it,
 // as it would with a real model. Tool definitions are counted as their JSON text: real servers
 // render them in a private format, so for requests with tools the numbers are close, not exact.
 
@@ -14,17 +14,7 @@ const TOKENS_PER_NAME = 1;
 const REPLY_PRIMING = 3;
 
 export function estimateUsage(request: ChatRequestBody, reply: ScriptStep["reply"]): WireUsage {
-  const prompt_tokens =
-    request.messages.reduce(
-      (sum, message) =>
-        sum +
-        TOKENS_PER_MESSAGE +
-        countTokens(message.role) +
-        countTokens(messageText(message)) +
-        (message.name === undefined ? 0 : TOKENS_PER_NAME + countTokens(message.name)) +
-        jsonTokens(message.tool_calls),
-      REPLY_PRIMING,
-    ) + jsonTokens(request.tools);
+  const prompt_tokens = countPromptTokens(request);
   const completion_tokens = Math.max(
     1,
     countTokens(reply.content ?? "") +
@@ -36,9 +26,25 @@ export function estimateUsage(request: ChatRequestBody, reply: ScriptStep["reply
   return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
 }
 
-// Long runs without a break (a base64 blob, `=====`) are counted in pieces, exactly as chapter 02's
+/** The request's prompt tokens: its messages, the reply priming and the tool definitions. */
+export function countPromptTokens(request: ChatRequestBody): number {
+  return (
+    request.messages.reduce(
+      (sum, message) =>
+        sum +
+        TOKENS_PER_MESSAGE +
+        countTokens(message.role) +
+        countTokens(messageText(message)) +
+        (message.name === undefined ? 0 : TOKENS_PER_NAME + countTokens(message.name)) +
+        jsonTokens(message.tool_calls),
+      REPLY_PRIMING,
+    ) + jsonTokens(request.tools)
+  );
+}
+
+// Long runs without a break (a base64 blob, `=====`) are counted in pieces, exactly as chapter 06's
 // counter does: the tokenizer is quadratic on such a run, and a 1 MB tool-call argument would freeze
-// this server for many minutes. Counting the same way also keeps the server agreeing with chapter 02.
+// this server for many minutes. Counting the same way also keeps the server agreeing with chapter 06.
 const MAX_RUN_CHARS = 256;
 const LONG_RUN = new RegExp(`(?<!\\S)\\S{${MAX_RUN_CHARS},}|(?<!\\s)\\s{${MAX_RUN_CHARS},}`, "g");
 

@@ -7,7 +7,6 @@ export interface ModelEndpoint {
   apiKey: string;
   model: string;
   timeoutMs: number;
-  maxRetries: number;
   close(): Promise<void>;
 }
 
@@ -19,15 +18,15 @@ export async function openEndpoint(
   config: Exclude<Config, { kind: "invalid" }>,
   script = "chat",
 ): Promise<ModelEndpoint> {
-  const { timeoutMs, maxRetries } = config;
+  const { timeoutMs } = config;
   if (config.kind === "endpoint") {
     const { baseURL, apiKey, model } = config;
-    return { baseURL, apiKey, model, timeoutMs, maxRetries, close: async () => {} };
+    return { baseURL, apiKey, model, timeoutMs, close: async () => {} };
   }
   // In a terminal, space the scripted words out a little so a reader sees the answer stream in, as
   // it would from a real model; piped output (tests, captures) gets it at full speed.
   const chunkDelayMs = process.stdout.isTTY ? 10 : 0;
   const offline = await startOfflineModel({ script: loadScript(script), chunkDelayMs });
   const { baseURL, apiKey, model } = offline;
-  return { baseURL, apiKey, model, timeoutMs, maxRetries, close: () => offline.close() };
+  return { baseURL, apiKey, model, timeoutMs, close: () => offline.close() };
 }

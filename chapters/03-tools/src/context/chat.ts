@@ -1,11 +1,5 @@
 import type OpenAI from "openai";
-import { ContextBudgetError } from "./context-budget.ts";
-import {
-  addMessages,
-  requestMessages,
-  startConversation,
-  type Conversation,
-} from "./conversation.ts";
+import { addMessages, startConversation, type Conversation } from "./conversation.ts";
 import type { ModelEndpoint } from "../model/model-endpoint.ts";
 import { describeModelError, isAbort } from "../model/model-errors.ts";
 import { visible } from "../terminal/visible-text.ts";
@@ -16,12 +10,10 @@ import {
   DEFAULT_MAX_ROUNDS,
   type ToolRoundTripResult,
 } from "../tools/tool-round-trip.ts";
-import { countRequestTokens } from "./token-counter.ts";
 
 export interface ChatOptions {
   client: OpenAI;
   endpoint: ModelEndpoint;
-  contextTokens: number;
   /** What the model may call, and the folder those tools work in. */
   tools: readonly AnyTool[];
   workspace: string;
@@ -29,7 +21,7 @@ export interface ChatOptions {
   lines: AsyncIterable<string> | Iterable<string>;
   /** Answer text, as it streams, and one line per tool call (stdout). */
   write: (text: string) => void;
-  /** One-line notices: usage, dropped context, errors (stderr). */
+  /** One-line notices: usage, errors (stderr). */
   note: (line: string) => void;
   /** Interactive: show a prompt before each line, and keep going after a failed turn. */
   interactive: boolean;
@@ -39,19 +31,19 @@ export interface ChatOptions {
   systemPrompt?: string;
 }
 
-export const CHAT_HELP =
-  "commands: /tokens (context size), /reset (forget the conversation), /exit (or Ctrl-D)";
+export const CHAT_HELP = "commands: /reset (forget the conversation), /exit (or Ctrl-D)";
 
 type TurnOutcome =
   { kind: "answered"; conversation: Conversation } | { kind: "failed" | "aborted" };
 
 /**
- * A chat with memory: every request carries the whole conversation so far, fitted to the budget.
+ * A chat with memory: every request carries the whole conversation so far. Nothing limits its
+ * size yet: a long chat outgrows the model's context window (chapter 6 counts and trims).
  * Returns the exit code. An interactive chat carries on after a failed or aborted turn; a piped
  * one stops there (1 for an error, 130 for Ctrl-C), since nobody is there to react.
  */
 export async function runChat(options: ChatOptions): Promise<number> {
-  const { lines, note, interactive, contextTokens } = options;
+  const { lines, note, interactive } = options;
   let conversation = startConversation(options.systemPrompt);
   options.prompt?.();
   for await (const rawLine of lines) {
@@ -60,8 +52,6 @@ export async function runChat(options: ChatOptions): Promise<number> {
     if (line === "/reset") {
       conversation = startConversation(options.systemPrompt);
       note("context: conversation reset");
-    } else if (line === "/tokens") {
-      note(tokensLine(conversation, contextTokens));
     } else if (/^\/\S+$/.test(line)) {
       note(`unknown command ${line}: ${CHAT_HELP}`);
     } else if (line !== "") {
@@ -80,7 +70,7 @@ async function runTurn(
   question: string,
   options: ChatOptions,
 ): Promise<TurnOutcome> {
-  const { client, endpoint, contextTokens, write, note } = options;
+  const { client, endpoint, write, note } = options;
   const controller = new AbortController();
   options.onAbortable?.(() => controller.abort());
   let lineOpen = false; // streamed text not yet ended by a newline
@@ -95,8 +85,6 @@ async function runTurn(
       conversation: addMessages(conversation, { role: "user", content: question }),
       tools: options.tools,
       context: { cwd: options.workspace, signal: controller.signal },
-      contextTokens,
-      maxRetries: endpoint.maxRetries,
       onText: (text) => {
         write(visible(text, { lines: true })); // the model's text, written out
         lineOpen = !text.endsWith("\n");
@@ -104,10 +92,6 @@ async function runTurn(
       onToolCall: (call, outcome) => {
         endLine();
         write(toolCallLine(call, outcome) + "\n");
-      },
-      onNotice: (line) => {
-        endLine();
-        note(line);
       },
     });
     endLine();
@@ -126,20 +110,11 @@ async function runTurn(
       note("aborted");
       return { kind: "aborted" };
     }
-    // Checked before every model call: the question, or a tool result, does not fit.
-    if (error instanceof ContextBudgetError) note(`error: ${error.message}`);
-    else note(`error: ${visible(describeModelError(error, endpoint), { lines: true })}`);
+    note(`error: ${visible(describeModelError(error, endpoint), { lines: true })}`);
     return { kind: "failed" };
   } finally {
     options.onAbortable?.(undefined);
   }
-}
-
-/** What `/tokens` shows: our own count of the next request, against the budget. */
-export function tokensLine(conversation: Conversation, budget: number): string {
-  const messages = requestMessages(conversation);
-  const count = messages.length === 1 ? "1 message" : `${messages.length} messages`;
-  return `context: ${countRequestTokens(messages)} of ${budget} tokens (${count}, system prompt included)`;
 }
 
 /** The server's count, summed over the turn's model calls (one per round of tool calls). */

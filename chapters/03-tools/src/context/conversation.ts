@@ -7,8 +7,7 @@ export type ChatMessage = ChatCompletionMessageParam;
 
 /**
  * The conversation is plain data: exactly the message objects the API takes, nothing hidden.
- * The system prompt is kept apart from the history because the budget treats it differently:
- * history can be dropped, the system prompt never is.
+ * The system prompt is kept apart from the history: it is set once, and the history grows.
  */
 export interface Conversation {
   readonly system: ChatCompletionSystemMessageParam;
@@ -30,20 +29,4 @@ export function addMessages(conversation: Conversation, ...messages: ChatMessage
 /** The messages to send: system prompt first, then the history. */
 export function requestMessages(conversation: Conversation): ChatMessage[] {
   return [conversation.system, ...conversation.history];
-}
-
-/**
- * Splits history into turns. A turn starts at a user message and runs up to the next one, so an
- * assistant's tool calls and the tool results answering them always land in the same turn: the API
- * rejects a tool result whose call is missing. Messages before the first user message (rare) form
- * a turn of their own.
- */
-export function splitTurns(history: readonly ChatMessage[]): ChatMessage[][] {
-  const turns: ChatMessage[][] = [];
-  for (const message of history) {
-    const current = turns.at(-1);
-    if (current === undefined || message.role === "user") turns.push([message]);
-    else current.push(message);
-  }
-  return turns;
 }

@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
-import { DEFAULT_CONTEXT_TOKENS } from "../context/context-budget.ts";
 
 /**
  * Where the model lives and how patiently we talk to it.
@@ -11,8 +10,6 @@ import { DEFAULT_CONTEXT_TOKENS } from "../context/context-budget.ts";
  *   OPENAI_BASE_URL    the endpoint; defaults to https://api.openai.com/v1 when a key is set
  *   AGENT_MODEL        the model name; required except for api.openai.com (default gpt-4.1-mini)
  *   AGENT_TIMEOUT_MS   how long to wait for the model before giving up (default 60000)
- *   AGENT_MAX_RETRIES  how often to retry a failed request (default 3)
- *   AGENT_CONTEXT_TOKENS  how many tokens a request may use (default 32000, see context-budget.ts)
  * With none of OPENAI_API_KEY / OPENAI_BASE_URL / AGENT_MODEL set, we run the offline model.
  */
 
@@ -23,8 +20,6 @@ export const LOCAL_PLACEHOLDER_KEY = "local";
 
 export interface Limits {
   timeoutMs: number;
-  maxRetries: number;
-  contextTokens: number;
 }
 
 export type Config =
@@ -42,14 +37,6 @@ export function resolveConfig(env: Env, dotenvText = ""): Config {
   const vars = mergeEnv(env, dotenvText);
   const limits = resolveLimits(vars);
   if (typeof limits === "string") return { kind: "invalid", message: limits };
-  // A file written later (by a command the model ran, say) must not pick where your key goes.
-  if (isSet(env.OPENAI_API_KEY) && !isSet(env.OPENAI_BASE_URL) && vars.OPENAI_BASE_URL) {
-    return {
-      kind: "invalid",
-      message:
-        "OPENAI_BASE_URL comes from .env but OPENAI_API_KEY from the environment: the key would go to a server a file chose. Set both in the same place: the environment, or the .env at the repository root",
-    };
-  }
 
   const apiKey = vars.OPENAI_API_KEY;
   const model = vars.AGENT_MODEL;
@@ -129,11 +116,7 @@ function isSet(value: string | undefined): value is string {
 function resolveLimits(vars: Env): Limits | string {
   const timeoutMs = readInteger(vars, "AGENT_TIMEOUT_MS", 60_000, 1);
   if (typeof timeoutMs === "string") return timeoutMs;
-  const maxRetries = readInteger(vars, "AGENT_MAX_RETRIES", 3, 0);
-  if (typeof maxRetries === "string") return maxRetries;
-  const contextTokens = readInteger(vars, "AGENT_CONTEXT_TOKENS", DEFAULT_CONTEXT_TOKENS, 1);
-  if (typeof contextTokens === "string") return contextTokens;
-  return { timeoutMs, maxRetries, contextTokens };
+  return { timeoutMs };
 }
 
 /** The number, or an error message that says what a valid value looks like. */

@@ -29,21 +29,6 @@ export class StreamCutError extends Error {
 }
 
 /**
- * The most text one answer may carry, content and tool-call arguments together: about 4 MB, far
- * more than any real answer (a patch at the size limit is a few hundred KB), and far less than a
- * server stuck streaming forever would fill memory with.
- */
-export const MAX_ANSWER_CHARS = 4_000_000;
-
-/** The answer grew past MAX_ANSWER_CHARS before the model said it was done. */
-export class AnswerTooLongError extends Error {
-  constructor(readonly maxChars: number) {
-    super(`the answer passed ${maxChars} characters without finishing`);
-    this.name = "AnswerTooLongError";
-  }
-}
-
-/**
  * Builds one assistant message out of streamed chunks.
  *
  * Text arrives as small `content` pieces. A tool call arrives in pieces too: the first delta for
@@ -55,10 +40,6 @@ export class StreamAssembler {
   private readonly toolCalls = new Map<number, ToolCall>();
   private finishReason: FinishReason | null = null;
   private usage: CompletionUsage | null = null;
-  /** Characters of content and tool-call arguments so far. */
-  private size = 0;
-
-  constructor(private readonly maxChars = MAX_ANSWER_CHARS) {}
 
   /** Adds one chunk; returns the text it carried (possibly "") so the caller can print it. */
   push(chunk: ChatCompletionChunk): string {
@@ -69,7 +50,6 @@ export class StreamAssembler {
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
     for (const delta of choice.delta.tool_calls ?? []) this.addToolCallDelta(delta);
     const text = choice.delta.content ?? "";
-    this.grow(text.length);
     this.content += text;
     return text;
   }
@@ -97,14 +77,6 @@ export class StreamAssembler {
     if (delta.id) call.id = delta.id;
     // The name comes whole in one delta; some servers repeat it, so assign rather than append.
     if (delta.function?.name) call.function.name = delta.function.name;
-    if (delta.function?.arguments) {
-      this.grow(delta.function.arguments.length);
-      call.function.arguments += delta.function.arguments;
-    }
-  }
-
-  private grow(chars: number): void {
-    this.size += chars;
-    if (this.size > this.maxChars) throw new AnswerTooLongError(this.maxChars);
+    if (delta.function?.arguments) call.function.arguments += delta.function.arguments;
   }
 }

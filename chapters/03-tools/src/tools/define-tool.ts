@@ -1,7 +1,7 @@
 import type { ChatCompletionFunctionTool } from "openai/resources/chat/completions";
 import { z } from "zod";
 
-/** What a tool may do to the world. The loop (chapter 16) asks for approval based on it. */
+/** What a tool may do to the world. The loop (chapter 20) asks for approval based on it. */
 export type ToolEffect = "read" | "write" | "execute";
 
 /** What the harness hands every tool call: where the workspace is, and how to stop. */

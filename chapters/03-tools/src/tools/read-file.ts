@@ -1,155 +1,51 @@
-import { readFile, stat } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool } from "./define-tool.ts";
-import { sha256 } from "../fs/file-hash.ts";
 import { ToolError } from "./tool-error.ts";
-import { resolveWorkspacePath } from "../fs/workspace-path.ts";
+import { resolveInWorkspace } from "../fs/workspace-path.ts";
 
-// Caps per call keep one read from flooding the context window.
-export const READ_LIMITS = {
-  maxLines: 2000,
-  maxBytes: 100_000,
-  maxLineLength: 2000,
-  // Bigger files are refused outright: the whole file is hashed on every read.
-  maxFileBytes: 20_000_000,
-};
-
-export interface FileView {
-  /** What the model reads. */
-  text: string;
-  /** Workspace-relative path, "/" separated. */
-  path: string;
-  /** SHA-256 of the whole file's bytes, whatever range was shown. */
-  sha256: string;
-  /** True when every line was shown in full: the model has seen the whole file. */
-  fullRead: boolean;
-}
-
+/**
+ * The whole file, with numbered lines so the model can talk about them. No size cap yet: a huge
+ * file is sent whole (chapter 7 caps each read).
+ */
 export const readFileTool = defineTool({
   name: "read_file",
   description:
-    "Read a text file of the workspace. Output: a header with the file's SHA-256, then numbered lines " +
-    `("   12\\tline"). At most ${READ_LIMITS.maxLines} lines per call; use offset and limit for ranges.`,
+    'Read a text file of the workspace. Output: the path, then numbered lines ("   12\\tline").',
   effect: "read",
   schema: z.object({
     path: z.string().describe("File path relative to the workspace root"),
-    offset: z.number().int().min(1).optional().describe("First line to show (1-based)"),
-    limit: z.number().int().min(1).optional().describe("How many lines to show"),
   }),
   async execute(args, context) {
-    return { ok: true, content: (await viewFile(context.cwd, args.path, args)).text };
+    const absolute = resolveInWorkspace(context.cwd, args.path);
+    let text: string;
+    try {
+      text = await readFile(absolute, "utf8");
+    } catch (error) {
+      throw readError(args.path, error);
+    }
+    const lines = text === "" ? [] : text.replace(/\n$/, "").split("\n");
+    const numbered = lines.map((line, i) => `${String(i + 1).padStart(5)}\t${line}`);
+    return { ok: true, content: [`${args.path}: ${lines.length} lines`, ...numbered].join("\n") };
   },
 });
 
-/** Reads a workspace file and renders the requested range for the model. */
-export async function viewFile(
-  root: string,
-  relPath: string,
-  range: { offset?: number; limit?: number } = {},
-): Promise<FileView> {
-  const resolved = await resolveWorkspacePath(root, relPath);
-  const where = resolved.relative;
-  if (!resolved.exists) {
-    throw new ToolError(
+/** The two failures a model causes by itself, as errors it can act on. */
+export function readError(where: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") {
+    return new ToolError(
       "file_not_found",
       `${where} does not exist.`,
-      "Paths are relative to the workspace root; take them from a file you have read, or ask the user.",
+      "Paths are relative to the workspace root; call list_files to see which files there are.",
     );
   }
-  const info = await stat(resolved.absolute);
-  if (info.isDirectory()) {
-    throw new ToolError(
+  if (code === "EISDIR") {
+    return new ToolError(
       "is_directory",
       `${where} is a directory, not a file.`,
-      `Call read_file with the path of a file inside ${where}/.`,
+      `Call list_files to see the files inside ${where}/.`,
     );
   }
-  if (info.size > READ_LIMITS.maxFileBytes) {
-    throw new ToolError(
-      "file_too_large",
-      `${where} is ${info.size} bytes, more than read_file handles (${READ_LIMITS.maxFileBytes}).`,
-      "It cannot be read; answer without it, and say so.",
-    );
-  }
-
-  const bytes = await readFile(resolved.absolute);
-  const hash = sha256(bytes);
-  if (bytes.includes(0)) {
-    throw new ToolError(
-      "binary_file",
-      `${where} looks like a binary file (it contains NUL bytes), so it cannot be shown as text. Size ${bytes.length} bytes, sha256 ${hash}.`,
-      "Read text files only.",
-    );
-  }
-
-  const lines = splitLines(bytes.toString("utf8"));
-  const first = range.offset ?? 1;
-  if (lines.length === 0) {
-    return {
-      text: `${where}: empty file, full read, sha256 ${hash}`,
-      path: where,
-      sha256: hash,
-      fullRead: true,
-    };
-  }
-  if (first > lines.length) {
-    throw new ToolError(
-      "invalid_range",
-      `offset=${first} is past the end of ${where}, which has ${lines.length} lines.`,
-      `Call read_file with an offset between 1 and ${lines.length}.`,
-    );
-  }
-  const wanted = Math.min(lines.length, first - 1 + (range.limit ?? lines.length));
-  const shown = renderLines(lines, first, wanted);
-  const fullRead = first === 1 && shown.last === lines.length && !shown.cutLines;
-
-  const header = fullRead
-    ? `${where}: full read, lines 1-${lines.length} of ${lines.length}, sha256 ${hash}`
-    : `${where}: partial read, lines ${first}-${shown.last} of ${lines.length}, sha256 of the whole file ${hash}`;
-  const notes: string[] = [];
-  if (shown.last < wanted) {
-    notes.push(
-      `... truncated: lines ${shown.last + 1}-${wanted} not shown; call read_file with offset=${shown.last + 1}`,
-    );
-  }
-  if (shown.cutLines) {
-    notes.push(
-      `... ${shown.cutLines} long line(s) cut at ${READ_LIMITS.maxLineLength} characters; read_file cannot show the rest of them`,
-    );
-  }
-  return {
-    text: [header, ...shown.rendered, ...notes].join("\n"),
-    path: where,
-    sha256: hash,
-    fullRead,
-  };
-}
-
-/** Lines without their terminators; a final newline does not start another line. */
-function splitLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split(/\r?\n/);
-  if (lines.at(-1) === "") lines.pop();
-  return lines;
-}
-
-/** Numbers lines from `first` to `last` (1-based, inclusive), stopping at the size caps. */
-function renderLines(lines: string[], first: number, last: number) {
-  const rendered: string[] = [];
-  let bytes = 0;
-  let cutLines = 0;
-  let lineNumber = first;
-  for (; lineNumber <= last && rendered.length < READ_LIMITS.maxLines; lineNumber++) {
-    let line = lines[lineNumber - 1] ?? "";
-    if (line.length > READ_LIMITS.maxLineLength) {
-      line = `${line.slice(0, READ_LIMITS.maxLineLength)}… [line cut]`;
-      cutLines++;
-    }
-    const numbered = `${String(lineNumber).padStart(5)}\t${line}`;
-    bytes += Buffer.byteLength(numbered) + 1;
-    // Always show at least one line, so a read makes progress.
-    if (bytes > READ_LIMITS.maxBytes && rendered.length > 0) break;
-    rendered.push(numbered);
-  }
-  return { rendered, last: lineNumber - 1, cutLines };
+  return error;
 }

@@ -8,29 +8,19 @@ import type { ToolCallRequest, ToolCallResult } from "./run-tool-call.ts";
  *   → read_file nope.ts  failed: Error [file_not_found]: nope.ts does not exist.
  */
 export function toolCallLine(call: ToolCallRequest, result: ToolCallResult): string {
-  const args = describeArguments(call.function.arguments);
-  const head = visible(`→ ${call.function.name}${args ? ` ${args}` : ""}`);
+  const head = visible(`→ ${call.function.name} ${pathOf(call.function.arguments)}`.trimEnd());
   if (result.ok) return `${color.cyan(head)}  ${color.green("ok")}`;
   const reason = result.content.split("\n")[0] ?? "";
   return `${color.cyan(head)}  ${color.red(`failed: ${visible(reason)}`)}`;
 }
 
-/** The arguments in short: a path as is, everything else as key=value. */
-function describeArguments(text: string): string {
-  let args: unknown;
+/** The path the call is about, if its arguments name one. */
+function pathOf(text: string): string {
   try {
-    args = JSON.parse(text === "" ? "{}" : text);
+    const args: unknown = JSON.parse(text);
+    if (typeof args === "object" && args !== null && "path" in args) return String(args.path);
   } catch {
-    return shorten(text);
+    // Not JSON: the tool's answer says so; the line shows just the name.
   }
-  if (typeof args !== "object" || args === null) return shorten(text);
-  const parts = Object.entries(args).map(([key, value]) =>
-    key === "path" && typeof value === "string" ? value : `${key}=${JSON.stringify(value)}`,
-  );
-  return shorten(parts.join(" "));
-}
-
-function shorten(text: string, max = 80): string {
-  const oneLine = text.replaceAll("\n", "\\n");
-  return oneLine.length <= max ? oneLine : `${oneLine.slice(0, max - 1)}…`;
+  return "";
 }

@@ -1,8 +1,7 @@
 import type OpenAI from "openai";
-import { fitToBudget, droppedLine } from "../context/context-budget.ts";
 import { addMessages, requestMessages, type Conversation } from "../context/conversation.ts";
 import type { ChatResult } from "../model/stream-assembler.ts";
-import { streamWithRetry } from "../model/stream-with-retry.ts";
+import { streamChat } from "../model/model-client.ts";
 import { toOpenAITool, type AnyTool, type ToolContext } from "./define-tool.ts";
 import { runToolCall, type ToolCallRequest, type ToolCallResult } from "./run-tool-call.ts";
 
@@ -15,13 +14,10 @@ export interface ToolRoundTripOptions {
   conversation: Conversation;
   tools: readonly AnyTool[];
   context: ToolContext;
-  contextTokens: number;
-  maxRetries: number;
   /** How many model calls at most; a model that keeps calling tools is stopped. */
   maxRounds?: number;
   onText?: (text: string) => void;
   onToolCall?: (call: ToolCallRequest, result: ToolCallResult) => void;
-  onNotice?: (line: string) => void;
 }
 
 export interface ToolRoundTripResult {
@@ -36,7 +32,7 @@ export interface ToolRoundTripResult {
 /**
  * Asks the model, runs the tools it asks for, sends the results back, and repeats until it
  * answers in text. The harness, not the model, runs the tools: the model only sees their
- * results. Chapter 14 grows this into the Agent Loop, with budgets and approval after it.
+ * results. Chapter 18 grows this into the Agent Loop, with budgets and approval after it.
  */
 export async function answerWithTools(options: ToolRoundTripOptions): Promise<ToolRoundTripResult> {
   const { tools, context, maxRounds = DEFAULT_MAX_ROUNDS } = options;
@@ -45,18 +41,12 @@ export async function answerWithTools(options: ToolRoundTripOptions): Promise<To
   let usage: ToolRoundTripResult["usage"] = { prompt: 0, completion: 0 };
 
   for (let round = 1; round <= maxRounds; round++) {
-    const fitted = fitToBudget(conversation, options.contextTokens, toolSchemas);
-    const dropped = droppedLine(fitted.dropped, options.contextTokens);
-    if (dropped) options.onNotice?.(dropped);
-    conversation = fitted.conversation;
-
-    const result = await streamWithRetry({
+    const result = await streamChat({
       client: options.client,
       model: options.model,
       messages: requestMessages(conversation),
       tools: toolSchemas,
       signal: context.signal,
-      maxRetries: options.maxRetries,
       onText: options.onText,
     });
     usage = addUsage(usage, result);

@@ -1,0 +1,19 @@
+import { rm } from "node:fs/promises";
+import { makeTempDir } from "@build-agent/shared/test-helpers";
+import { afterEach, beforeEach } from "vitest";
+import type { ToolContext } from "../src/tools/define-tool.ts";
+
+/** A fresh empty workspace per test, and a ToolContext pointing at it. */
+export function useTempWorkspace(): { root: () => string; context: () => ToolContext } {
+  let root = "";
+  beforeEach(async () => {
+    root = await makeTempDir("ch03-tools-");
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+  return {
+    root: () => root,
+    context: () => ({ cwd: root, signal: new AbortController().signal }),
+  };
+}

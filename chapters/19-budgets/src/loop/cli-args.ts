@@ -1,0 +1,92 @@
+import { parseArgs } from "node:util";
+import { DEFAULT_BUDGETS, parseDuration, type Budgets } from "./budgets.ts";
+
+export const USAGE = [
+  'usage: pnpm chapter 19 -- [--repo PATH] [options] ["task"]   one task, then exit',
+  "       pnpm chapter 19 -- undo [RUN_ID] [--repo PATH]        undo a run (default: the latest)",
+  "without a task: the demo task, the coupon bug of the demo repository",
+  "options:",
+  "  --repo PATH        the workspace (default: a scratch copy of the demo repository)",
+  `  --max-steps N      model calls per task (default ${DEFAULT_BUDGETS.maxSteps})`,
+  `  --max-tokens N     tokens per task (default ${DEFAULT_BUDGETS.maxTokens})`,
+  `  --max-time T       wall time per task: 90, 90s or 5m (default ${DEFAULT_BUDGETS.maxTimeMs / 60_000}m)`,
+  "  --print-prompt     print the system prompt and its token count, then exit",
+  "  --help             print this help, then exit",
+].join("\n");
+
+export type Command =
+  | {
+      kind: "run";
+      repo: string | undefined;
+      task: string | undefined;
+      budgets: Budgets;
+    }
+  | { kind: "undo"; repo: string | undefined; runId: string | undefined }
+  | { kind: "print-prompt"; repo: string | undefined }
+  | { kind: "help" };
+
+/** Thrown for arguments we cannot make sense of; the message says what to type instead. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export function parseCommandLine(argv: string[]): Command {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        repo: { type: "string" },
+        "max-steps": { type: "string" },
+        "max-tokens": { type: "string" },
+        "max-time": { type: "string" },
+        "print-prompt": { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+      allowPositionals: true,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { kind: "help" };
+  const repo = values.repo;
+  if (values["print-prompt"]) return { kind: "print-prompt", repo };
+  if (positionals[0] === "undo") {
+    if (positionals.length > 2) {
+      throw new UsageError(
+        'undo takes at most one RUN_ID; for a task that starts with "undo", quote it: pnpm chapter 19 -- "undo …"',
+      );
+    }
+    return { kind: "undo", repo, runId: positionals[1] };
+  }
+  const task = positionals.join(" ").trim();
+  return {
+    kind: "run",
+    repo,
+    task: task === "" ? undefined : task,
+    budgets: {
+      maxSteps: wholeNumber(values["max-steps"], "--max-steps", DEFAULT_BUDGETS.maxSteps),
+      maxTokens: wholeNumber(values["max-tokens"], "--max-tokens", DEFAULT_BUDGETS.maxTokens),
+      maxTimeMs: duration(values["max-time"]),
+    },
+  };
+}
+
+function wholeNumber(text: string | undefined, flag: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new UsageError(`${flag} must be a whole number of at least 1, got "${text}"`);
+  }
+  return value;
+}
+
+function duration(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_BUDGETS.maxTimeMs;
+  const ms = parseDuration(text);
+  if (ms === undefined) {
+    throw new UsageError(`--max-time must be seconds or minutes like 90, 90s or 5m, got "${text}"`);
+  }
+  return ms;
+}
