@@ -122,7 +122,7 @@ describe("scenario files", () => {
         faults: [{ kind: "echo-key" }, { kind: "rate_limit" }, { kind: "echo_key" }],
       }),
     ).toEqual([
-      "faults[0] needs a kind, one of rate_limit, server_error, stall, cut_stream_mid_tool_call, malformed_tool_arguments, unknown_model, bad_key, echo_key",
+      "faults[0] needs a kind, one of rate_limit, server_error, stall, cut_stream_mid_tool_call, malformed_tool_arguments, unknown_model, bad_key, echo_key, context_window",
       "faults[1] (rate_limit) needs retryAfterSeconds (a number)",
     ]);
   });
