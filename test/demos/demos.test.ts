@@ -90,6 +90,21 @@ describe("scenario files", () => {
     ]);
   });
 
+  test("files outside the workspace and links to them are maps of strings", () => {
+    const base = {
+      title: "t",
+      story: "s",
+      script: "chat",
+      expect: { lookFor: "l", output: ["x"] },
+    };
+    const outside = { "secret.txt": "s" };
+    expect(scenarioProblems({ ...base, outside, links: { ops: "{outside}" } })).toEqual([]);
+    expect(scenarioProblems({ ...base, outside: ["secret.txt"], links: { ops: 1 } })).toEqual([
+      '"outside" must map names to strings',
+      '"links" must map names to strings',
+    ]);
+  });
+
   test("the patch tool needs no script, the agent does, and a generated file needs all its parts", () => {
     const base = { title: "t", story: "s", expect: { lookFor: "l", output: ["x"] } };
     expect(scenarioProblems({ ...base, program: "apply-patch" })).toEqual([]);
