@@ -15,7 +15,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
-import { changedSrcLines, MAX_LESSON_LINES, rawChangedSrcLines } from "./lib/chapter-diff.ts";
+import { lessonSize, MAX_LESSON_LINES } from "./lib/chapter-diff.ts";
 import {
   ROOT,
   isLessonPath,
@@ -130,9 +130,8 @@ function check(): number {
   }
   const sizes: string[] = [];
   for (const [prev, next] of pairs()) {
-    const size = changedSrcLines(prev.dir, next.dir);
-    const raw = rawChangedSrcLines(prev.dir, next.dir);
-    // Deleted files count once (see changedSrcLines); the plain count is shown beside it.
+    // Deleted files count once (see lessonSize); the plain count is shown beside it.
+    const { lines: size, raw } = lessonSize(prev.dir, next.dir);
     sizes.push(
       `${prev.number}→${next.number} ${size}${raw === size ? "" : ` (${raw} counting deleted files' lines)`}`,
     );

@@ -25,18 +25,16 @@ export const MAX_LESSON_LINES = 700;
 /**
  * The lines a chapter's src/ adds or removes against the previous chapter's, counted as
  * `diff -ruN A/src B/src | grep -c '^[+-][^+-]'` counts them: blank lines and the file headers
- * do not count. A file the chapter deletes counts as one line: the reader's step is "delete it",
- * with nothing to read or type (chapter 9 deletes chapter 3's edit_file when apply_patch
- * replaces it). `rawChangedSrcLines` is the plain count, deletions included.
+ * do not count. In `lines` a file the chapter deletes counts as one line: the reader's step is
+ * "delete it", with nothing to read or type (chapter 9 deletes chapter 3's edit_file when
+ * apply_patch replaces it). `raw` is the plain count, deletions included. One diff for both.
  */
-export function changedSrcLines(previousDir: string, nextDir: string): number {
-  return countChangedLines(srcDiff(previousDir, nextDir), (file) =>
-    existsSync(join(nextDir, "src", file)),
-  );
-}
-
-export function rawChangedSrcLines(previousDir: string, nextDir: string): number {
-  return countChangedLines(srcDiff(previousDir, nextDir), () => true);
+export function lessonSize(previousDir: string, nextDir: string): { lines: number; raw: number } {
+  const diff = srcDiff(previousDir, nextDir);
+  return {
+    lines: countChangedLines(diff, (file) => existsSync(join(nextDir, "src", file))),
+    raw: countChangedLines(diff, () => true),
+  };
 }
 
 function srcDiff(previousDir: string, nextDir: string): string {
