@@ -125,44 +125,57 @@ export class LineIndex {
   }
 }
 
-const FNV_OFFSET = 0x811c9dc5 | 0; // signed 32 bits, as an Int32Array stores it
-const FNV_PRIME = 0x01000193;
+/**
+ * MurmurHash3 (its 32-bit x86 version, seed 0) of the bytes from `from` to `to`, read four at a
+ * time as one number: equal keys hash alike, and different keys almost never do. Each step mixes
+ * its four bytes with two multiplications and a rotation, so that every bit of them reaches every
+ * bit of the hash; the last step spreads the result once more. `view` reads the same bytes.
+ */
+export function hashBytes(bytes: Uint8Array, view: DataView, from: number, to: number): number {
+  let hash = 0;
+  let i = from;
+  for (; i + 4 <= to; i += 4) {
+    hash ^= scramble(view.getInt32(i, true));
+    hash = (hash << 13) | (hash >>> 19);
+    hash = (Math.imul(hash, 5) + 0xe6546b64) | 0;
+  }
+  let last = 0; // the one to three bytes left, the first one lowest
+  for (let j = to - 1; j >= i; j--) last = (last << 8) | bytes[j];
+  if (i < to) hash ^= scramble(last);
+  hash ^= to - from;
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  return hash ^ (hash >>> 16);
+}
+
+function scramble(word: number): number {
+  const k = Math.imul(word, 0xcc9e2d51);
+  return Math.imul((k << 15) | (k >>> 17), 0x1b873593);
+}
 
 /**
- * FNV-1a over four characters at a time: equal keys hash alike, and different keys almost never
- * do. Each character gives its low 8 bits, and four make one 32-bit word, so a line costs one
- * multiplication per four characters; the last few go in one word of their own, the length in
- * the start value. The mix at the end spreads every bit of the hash into its low bits, which
- * pick the slot in a table.
+ * The hash of a key: of the low 8 bits of each of its characters, the bytes that `hashLines`
+ * hashes. Characters above 255 share their low bits with others; that makes a collision more
+ * likely for some lines, never a wrong match (see `matchesAt`).
  */
-export function hashText(text: string, start = 0, end = text.length): number {
-  let hash = FNV_OFFSET ^ (end - start);
-  let i = start;
-  for (; i + 4 <= end; i += 4) {
-    const word =
-      (text.charCodeAt(i) & 255) |
-      ((text.charCodeAt(i + 1) & 255) << 8) |
-      ((text.charCodeAt(i + 2) & 255) << 16) |
-      (text.charCodeAt(i + 3) << 24);
-    hash = Math.imul(hash ^ word, FNV_PRIME);
+export function hashText(text: string): number {
+  if (text.length > scratch.length) {
+    scratch = Buffer.allocUnsafe(2 * text.length);
+    scratchView = new DataView(scratch.buffer, scratch.byteOffset, scratch.length);
   }
-  let last = 0;
-  for (let j = end - 1; j >= i; j--) last = (last << 8) | (text.charCodeAt(j) & 255);
-  return mix(Math.imul(hash ^ last, FNV_PRIME));
+  return hashBytes(scratch, scratchView, 0, scratch.write(text, 0, "latin1"));
 }
 
-function mix(hash: number): number {
-  const spread = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
-  return spread ^ (spread >>> 13);
-}
+// One buffer for every key: the looser levels hash a key for each line of the file.
+let scratch = Buffer.allocUnsafe(1024);
+let scratchView = new DataView(scratch.buffer, scratch.byteOffset, scratch.length);
 
 const CHUNK = 1 << 16;
 
 /**
- * hashText for every line, read from a copy of the text instead of with `charCodeAt`: each
- * `charCodeAt` is a call, and reading four bytes at once from a `DataView` is one load. The copy
- * is made a chunk at a time into one reused buffer, as "latin1", which writes the low 8 bits of
- * every character: the bytes hashText takes, so the hashes are equal.
+ * hashText for every line, without cutting the lines out: the text is copied a chunk at a time
+ * into one reused buffer, as "latin1", which writes the low 8 bits of every character, and each
+ * line is hashed where it lies in the chunk. A chunk starts at a line, so no line straddles two.
  */
 function hashLines(text: string, starts: Int32Array, ends: Int32Array, hashes: Int32Array): void {
   let bytes = Buffer.allocUnsafe(CHUNK);
@@ -181,12 +194,7 @@ function hashLines(text: string, starts: Int32Array, ends: Int32Array, hashes: I
       }
       bytes.write(text.slice(base, limit), 0, "latin1");
     }
-    let hash = FNV_OFFSET ^ (end - start);
-    let i = start - base;
-    for (; i + 4 <= end - base; i += 4) hash = Math.imul(hash ^ view.getInt32(i, true), FNV_PRIME);
-    let last = 0;
-    for (let j = end - base - 1; j >= i; j--) last = (last << 8) | bytes[j];
-    hashes[line] = mix(Math.imul(hash ^ last, FNV_PRIME));
+    hashes[line] = hashBytes(bytes, view, start - base, end - base);
   }
 }
 
@@ -205,6 +213,7 @@ class KeyIndex {
   /** Per slot: the first line of the hash's chain (or -1), and how many lines it has. */
   private readonly firsts: Int32Array;
   private readonly counts: Int32Array;
+  /** The next line of the same chain, or -1. */
   readonly next: Int32Array;
 
   constructor(
@@ -219,20 +228,30 @@ class KeyIndex {
     if (level === "exact") hashLines(text, starts, ends, lineHashes);
     else for (let line = 0; line < length; line++) lineHashes[line] = hashText(this.key(line));
     const size = 4 << Math.log2((wanted?.length ?? length) + 1);
-    this.hashes = new Int32Array(size);
-    this.taken = new Uint8Array(size);
-    this.firsts = new Int32Array(size).fill(-1);
-    this.counts = new Int32Array(size);
-    this.next = new Int32Array(length);
+    const hashes = (this.hashes = new Int32Array(size));
+    const taken = (this.taken = new Uint8Array(size));
+    const firsts = (this.firsts = new Int32Array(size).fill(-1));
+    const counts = (this.counts = new Int32Array(size));
+    const next = (this.next = new Int32Array(length));
+    const lasts = new Int32Array(size);
     for (const key of wanted ?? []) this.take(hashText(key));
-    // Then chained from the last line up, so that each line goes in front of the later ones.
-    for (let line = length - 1; line >= 0; line--) {
+    // Then each line joins the end of its hash's chain. The probe is written out here, not
+    // called: this loop runs once per line of the file.
+    const mask = size - 1;
+    for (let line = 0; line < length; line++) {
       const hash = lineHashes[line];
-      const slot = wanted ? this.find(hash) : this.take(hash);
-      if (slot === -1) continue;
-      this.next[line] = this.firsts[slot];
-      this.firsts[slot] = line;
-      this.counts[slot]++;
+      let slot = hash & mask;
+      while (taken[slot] === 1 && hashes[slot] !== hash) slot = (slot + 1) & mask;
+      if (taken[slot] === 0) {
+        if (wanted) continue; // not a line anyone looks up
+        taken[slot] = 1;
+        hashes[slot] = hash;
+      }
+      if (firsts[slot] === -1) firsts[slot] = line;
+      else next[lasts[slot]] = line;
+      lasts[slot] = line;
+      next[line] = -1;
+      counts[slot]++;
     }
   }
 

@@ -41,7 +41,9 @@ export async function writeStagedFiles(
     }
     await beforeCommit?.();
     for (const file of files) {
-      const now = await currentHash(file.target.absolute);
+      // Bytes equal to those read have the hash read; only a file that changed is hashed again.
+      const same = await holdsBytes(file.target.absolute, file.diskBytes);
+      const now = same ? file.diskHash : await currentHash(file.target.absolute);
       try {
         checkUnchanged(file.target.relative, file.diskHash, now);
       } catch (error) {
@@ -135,6 +137,34 @@ async function backUp(file: StagedFile, backupDir: string): Promise<BackupRecord
     backup,
     sha256: file.contents === null ? null : file.contents.sha256,
   };
+}
+
+/**
+ * Whether the file holds exactly `bytes` now (for null: whether there is still no file). Compared
+ * in chunks with the bytes read for the patch, which is several times cheaper than hashing them.
+ */
+async function holdsBytes(absolute: string, bytes: Buffer | null): Promise<boolean> {
+  const handle = await open(absolute).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT" || error.code === "ENOTDIR") return null;
+    throw error;
+  });
+  if (handle === null) return bytes === null;
+  if (bytes === null) {
+    await handle.close();
+    return false;
+  }
+  try {
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    let at = 0;
+    for (let n; (n = (await handle.read(chunk, 0, chunk.length)).bytesRead) > 0; at += n) {
+      if (at + n > bytes.length || !chunk.subarray(0, n).equals(bytes.subarray(at, at + n))) {
+        return false;
+      }
+    }
+    return at === bytes.length;
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
