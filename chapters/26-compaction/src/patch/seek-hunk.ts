@@ -134,23 +134,23 @@ export class LineIndex {
 export function hashBytes(bytes: Uint8Array, view: DataView, from: number, to: number): number {
   let hash = 0;
   let i = from;
+  let word = 0;
   for (; i + 4 <= to; i += 4) {
-    hash ^= scramble(view.getInt32(i, true));
+    word = Math.imul(view.getInt32(i, true), 0xcc9e2d51);
+    hash ^= Math.imul((word << 15) | (word >>> 17), 0x1b873593);
     hash = (hash << 13) | (hash >>> 19);
     hash = (Math.imul(hash, 5) + 0xe6546b64) | 0;
   }
-  let last = 0; // the one to three bytes left, the first one lowest
-  for (let j = to - 1; j >= i; j--) last = (last << 8) | bytes[j];
-  if (i < to) hash ^= scramble(last);
+  if (i < to) {
+    word = 0; // the one to three bytes left, the first one lowest
+    for (let j = to - 1; j >= i; j--) word = (word << 8) | bytes[j];
+    word = Math.imul(word, 0xcc9e2d51);
+    hash ^= Math.imul((word << 15) | (word >>> 17), 0x1b873593);
+  }
   hash ^= to - from;
   hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
   hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
   return hash ^ (hash >>> 16);
-}
-
-function scramble(word: number): number {
-  const k = Math.imul(word, 0xcc9e2d51);
-  return Math.imul((k << 15) | (k >>> 17), 0x1b873593);
 }
 
 /**
@@ -198,6 +198,20 @@ function hashLines(text: string, starts: Int32Array, ends: Int32Array, hashes: I
   }
 }
 
+/** The hashes of keys, by the loop that hashes the lines: over the keys' text, joined. */
+function hashKeys(keys: readonly string[]): Int32Array {
+  const [starts, ends] = [new Int32Array(keys.length), new Int32Array(keys.length)];
+  let at = 0;
+  keys.forEach((key, i) => {
+    starts[i] = at;
+    ends[i] = at + key.length;
+    at += key.length + 1;
+  });
+  const hashes = new Int32Array(keys.length);
+  hashLines(keys.join("\n"), starts, ends, hashes);
+  return hashes;
+}
+
 /**
  * One level's index: lines whose keys hash alike are chained in file order by `next`, and a
  * hash table of typed arrays (a `Map` of a million lines costs several times the time and
@@ -215,11 +229,13 @@ class KeyIndex {
   private readonly counts: Int32Array;
   /** The next line of the same chain, or -1. */
   readonly next: Int32Array;
+  /** Each wanted key's slot, when the keys were known in advance. */
+  private readonly slotOfKey?: Map<string, number>;
 
   constructor(
     private readonly file: LineIndex,
     readonly level: MatchLevel,
-    private readonly wanted?: readonly string[],
+    wanted?: readonly string[],
   ) {
     const { text, starts, ends, length } = file;
     // Every line hashed first. An exact key is the line itself, hashed where it is in the text,
@@ -234,10 +250,21 @@ class KeyIndex {
     const counts = (this.counts = new Int32Array(size));
     const next = (this.next = new Int32Array(length));
     const lasts = new Int32Array(size);
-    for (const key of wanted ?? []) this.take(hashText(key));
+    const mask = size - 1;
+    if (wanted) {
+      this.slotOfKey = new Map();
+      const wantedHashes = hashKeys(wanted);
+      wanted.forEach((key, i) => {
+        const hash = wantedHashes[i];
+        let slot = hash & mask;
+        while (taken[slot] === 1 && hashes[slot] !== hash) slot = (slot + 1) & mask;
+        taken[slot] = 1;
+        hashes[slot] = hash;
+        this.slotOfKey!.set(key, slot);
+      });
+    }
     // Then each line joins the end of its hash's chain. The probe is written out here, not
     // called: this loop runs once per line of the file.
-    const mask = size - 1;
     for (let line = 0; line < length; line++) {
       const hash = lineHashes[line];
       let slot = hash & mask;
@@ -263,28 +290,15 @@ class KeyIndex {
     return slot;
   }
 
-  private take(hash: number): number {
-    const slot = this.slotOf(hash);
-    this.taken[slot] = 1;
-    this.hashes[slot] = hash;
-    return slot;
-  }
-
-  /** The slot of `hash`, or -1 when the table does not hold it. */
-  private find(hash: number): number {
-    const slot = this.slotOf(hash);
-    return this.taken[slot] === 1 ? slot : -1;
-  }
-
-  /** Every line is indexed, or the hash of every key is in the table. */
+  /** Every line is indexed, or every key was wanted. */
   covers(keys: readonly string[]): boolean {
-    return !this.wanted || keys.every((key) => this.find(hashText(key)) !== -1);
+    return this.slotOfKey === undefined || keys.every((key) => this.slotOfKey!.has(key));
   }
 
   /** The first line whose key may equal `key` (or -1), and how many lines share its hash. */
   chain(key: string): { first: number; count: number } {
-    const slot = this.find(hashText(key));
-    if (slot === -1) return { first: -1, count: 0 };
+    const slot = this.slotOfKey?.get(key) ?? this.slotOf(hashText(key));
+    if (this.taken[slot] === 0) return { first: -1, count: 0 };
     return { first: this.firsts[slot], count: this.counts[slot] };
   }
 
