@@ -159,26 +159,20 @@ export function hashBytes(bytes: Uint8Array, view: DataView, from: number, to: n
  * likely for some lines, never a wrong match (see `matchesAt`).
  */
 export function hashText(text: string): number {
-  if (text.length > scratch.length) {
-    scratch = Buffer.allocUnsafe(2 * text.length);
-    scratchView = new DataView(scratch.buffer, scratch.byteOffset, scratch.length);
-  }
-  return hashBytes(scratch, scratchView, 0, scratch.write(text, 0, "latin1"));
+  return hashKeys([text])[0];
 }
 
-// One buffer for every key: the looser levels hash a key for each line of the file.
-let scratch = Buffer.allocUnsafe(1024);
-let scratchView = new DataView(scratch.buffer, scratch.byteOffset, scratch.length);
-
 const CHUNK = 1 << 16;
+// One buffer for all the hashing, grown for a line longer than it: hashing makes no garbage.
+let chunk = Buffer.allocUnsafe(CHUNK);
 
 /**
  * hashText for every line, without cutting the lines out: the text is copied a chunk at a time
- * into one reused buffer, as "latin1", which writes the low 8 bits of every character, and each
- * line is hashed where it lies in the chunk. A chunk starts at a line, so no line straddles two.
+ * into the buffer, as "latin1", which writes the low 8 bits of every character, and each line is
+ * hashed where it lies in the chunk. A chunk starts at a line, so no line straddles two.
  */
 function hashLines(text: string, starts: Int32Array, ends: Int32Array, hashes: Int32Array): void {
-  let bytes = Buffer.allocUnsafe(CHUNK);
+  let bytes = chunk;
   let view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
   let base = 0; // `bytes` holds text[base, limit)
   let limit = 0;
@@ -189,7 +183,7 @@ function hashLines(text: string, starts: Int32Array, ends: Int32Array, hashes: I
       base = start;
       limit = Math.min(text.length, Math.max(start + CHUNK, end));
       if (limit - base > bytes.length) {
-        bytes = Buffer.allocUnsafe(limit - base); // a very long line
+        bytes = chunk = Buffer.allocUnsafe(limit - base); // a very long line
         view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
       }
       bytes.write(text.slice(base, limit), 0, "latin1");
@@ -211,6 +205,8 @@ function hashKeys(keys: readonly string[]): Int32Array {
   hashLines(keys.join("\n"), starts, ends, hashes);
   return hashes;
 }
+
+const KEY_BATCH = 4096;
 
 /**
  * One level's index: lines whose keys hash alike are chained in file order by `next`, and a
@@ -242,7 +238,14 @@ class KeyIndex {
     // without cutting it out.
     const lineHashes = new Int32Array(length);
     if (level === "exact") hashLines(text, starts, ends, lineHashes);
-    else for (let line = 0; line < length; line++) lineHashes[line] = hashText(this.key(line));
+    else {
+      // A looser key is made from its line; the keys are hashed like lines, a batch at a time.
+      for (let from = 0; from < length; from += KEY_BATCH) {
+        const count = Math.min(KEY_BATCH, length - from);
+        const keys = Array.from({ length: count }, (_, i) => this.key(from + i));
+        lineHashes.set(hashKeys(keys), from);
+      }
+    }
     const size = 4 << Math.log2((wanted?.length ?? length) + 1);
     const hashes = (this.hashes = new Int32Array(size));
     const taken = (this.taken = new Uint8Array(size));
