@@ -19,7 +19,14 @@ const bundle = join(root, "dist", "apply-patch.mjs");
 if (!existsSync(bundle)) {
   const build = spawnSync(
     process.execPath,
-    ["--import", "tsx", join(root, "scripts", "build-cli.ts"), "--quiet"],
+    [
+      "--import",
+      "tsx",
+      join(root, "scripts", "build-cli.ts"),
+      "--bundle",
+      "apply-patch",
+      "--quiet",
+    ],
     { cwd: root, stdio: ["ignore", "inherit", "inherit"] },
   );
   if (build.status !== 0) {
