@@ -65,27 +65,14 @@ export async function measureStartup(context: BenchContext): Promise<SectionResu
     maxRounds: context.quick ? 2 : 11,
     budgetMs: 20_000,
   });
-  const base = stats.get("node -e 0")!;
-  const versus = (name: string, measure: string): Row[] => {
-    const ours = stats.get(name);
-    if (ours === undefined) return [];
-    const r = ratio(ours, base);
-    return [
-      row({
-        section: "Start-up",
-        measure,
-        ours: timing(ours),
-        reference: `node -e 0: ${timing(base)}`,
-        value: r.cpu,
-        result: ratioText(r),
-        limit: undefined,
-      }),
-    ];
-  };
   const rows = [
-    ...versus("bundle", "node dist/apply-patch.mjs, tiny patch, against node -e 0"),
-    ...versus("tsx", "the CLI's source through tsx (before the bundle), against node -e 0"),
-    ...versus("pnpm", "pnpm apply-patch (pnpm, then the bundle), against node -e 0"),
+    ...versusNode(stats, "bundle", "node dist/apply-patch.mjs, tiny patch, against node -e 0"),
+    ...versusNode(
+      stats,
+      "tsx",
+      "the CLI's source through tsx (before the bundle), against node -e 0",
+    ),
+    ...versusNode(stats, "pnpm", "pnpm apply-patch (pnpm, then the bundle), against node -e 0"),
   ];
   const patch = stats.get("patch");
   if (patch !== undefined) {
@@ -143,38 +130,19 @@ async function measureAgentStartup(context: BenchContext): Promise<SectionResult
   });
   const base = stats.get("node -e 0")!;
   const reference = `node -e 0: ${timing(base)}`;
-  const rows: Row[] = [];
-  const ours = stats.get("bundle")!;
-  const r = ratio(ours, base);
-  rows.push(
-    row({
-      section: "Start-up",
-      measure: "the agent's --help from its bundle (node dist/agent.mjs), against node -e 0",
-      label: "Agent start vs node",
-      ours: timing(ours),
-      reference,
-      value: r.cpu,
-      result: ratioText(r),
-      limit: AGENT_LIMIT,
-      target: `≤ ${AGENT_LIMIT}× CPU`,
-    }),
-  );
-  const tsx = stats.get("tsx");
-  if (tsx !== undefined) {
-    const t = ratio(tsx, base);
-    rows.push(
-      row({
-        section: "Start-up",
-        measure:
-          "the agent's --help from its source through tsx (pnpm chapter N), against node -e 0",
-        ours: timing(tsx),
-        reference,
-        value: t.cpu,
-        result: ratioText(t),
-        limit: undefined,
-      }),
-    );
-  }
+  const rows = [
+    ...versusNode(
+      stats,
+      "bundle",
+      "the agent's --help from its bundle (node dist/agent.mjs), against node -e 0",
+      { label: "Agent start vs node", limit: AGENT_LIMIT, target: `≤ ${AGENT_LIMIT}× CPU` },
+    ),
+    ...versusNode(
+      stats,
+      "tsx",
+      "the agent's --help from its source through tsx (pnpm chapter N), against node -e 0",
+    ),
+  ];
   const start = stats.get("pnpm start");
   const own = stats.get("pnpm exec true");
   if (start !== undefined && own !== undefined) {
@@ -196,4 +164,29 @@ async function measureAgentStartup(context: BenchContext): Promise<SectionResult
     );
   }
   return { rows, data: Object.fromEntries(stats) as Record<string, Stats> };
+}
+
+/** One row: contender `name` of a race against that race's `node -e 0`; none if it did not run. */
+function versusNode(
+  stats: Map<string, Stats>,
+  name: string,
+  measure: string,
+  target: { label: string; limit: number; target: string } | { limit?: undefined } = {},
+): Row[] {
+  const ours = stats.get(name);
+  const base = stats.get("node -e 0")!;
+  if (ours === undefined) return [];
+  const r = ratio(ours, base);
+  return [
+    row({
+      section: "Start-up",
+      measure,
+      ours: timing(ours),
+      reference: `node -e 0: ${timing(base)}`,
+      value: r.cpu,
+      result: ratioText(r),
+      limit: undefined,
+      ...target,
+    }),
+  ];
 }
