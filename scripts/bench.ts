@@ -134,7 +134,8 @@ async function run(options: Options): Promise<void> {
     }
     const engine = await loadEngine();
     const context: BenchContext = { quick, scratch, bundle, cliSource: manifest.entry };
-    const command = ["pnpm bench", ...options.args].join(" ");
+    const command =
+      options.args.length === 0 ? "pnpm bench" : `pnpm bench -- ${options.args.join(" ")}`;
     console.log(
       `${command}: chapter ${engine.chapter.slug}, ${cpus().length} cores, load ${loadBefore.map((l) => l.toFixed(2)).join(" ")}\n`,
     );
@@ -163,7 +164,7 @@ async function run(options: Options): Promise<void> {
 
     console.log("\n" + consoleTable(rows));
     const meta = {
-      command: options.args.length === 0 ? command : `pnpm bench -- ${options.args.join(" ")}`,
+      command,
       date: started.toISOString(),
       durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
       chapter: engine.chapter.slug,
@@ -216,13 +217,13 @@ async function writeResults(
       ? join(dir, `${name}.svg`)
       : join(ROOT, "docs", "public", "bench", "latest.svg");
   mkdirSync(dir, { recursive: true });
-  mkdirSync(join(svgPath, ".."), { recursive: true });
+  const written = [join(dir, `${name}.json`), join(dir, `${name}.md`)];
 
   const json = JSON.stringify({ meta, rows, ...data });
   // Prettier is loaded only here: a run that saves nothing need not pay for it.
   const { format } = await import("prettier");
-  writeFileSync(join(dir, `${name}.json`), await format(json, { parser: "json", printWidth: 100 }));
-  writeFileSync(join(dir, `${name}.md`), markdown(meta, rows, data));
+  writeFileSync(written[0]!, await format(json, { parser: "json", printWidth: 100 }));
+  writeFileSync(written[1]!, markdown(meta, rows, data));
   const scaling = data.scaling as
     | {
         points: ScalingPoint[];
@@ -240,10 +241,11 @@ async function writeResults(
       linesSweep: scaling.lineSizes.map((lines) => at(lines, scaling.fixedHunks)),
       hunksSweep: scaling.hunkSizes.map((hunks) => at(scaling.fixedLines, hunks)),
     });
+    mkdirSync(join(svgPath, ".."), { recursive: true });
     writeFileSync(svgPath, svg);
+    written.push(svgPath);
   }
-  const written = [`${name}.json`, `${name}.md`].map((f) => relative(ROOT, join(dir, f)));
-  console.log(`\nwrote ${[...written, relative(ROOT, svgPath)].join(", ")}`);
+  console.log(`\nwrote ${written.map((file) => relative(ROOT, file)).join(", ")}`);
 }
 
 function markdown(
