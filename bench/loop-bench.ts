@@ -22,7 +22,9 @@ export async function measureLoop(context: BenchContext): Promise<SectionResult>
   const points = await measureLoopOverhead({
     sizes,
     window: context.quick ? 2 : 10,
-    rounds: context.quick ? 1 : 5,
+    // Each round is a run of some 400 steps per side, whose disk flushes make it slow in wall time:
+    // three rounds, each figure the median of three means of ten steps.
+    rounds: context.quick ? 1 : 3,
     workspace: scratchDir(context, "loop-workspace"),
   });
   return {
