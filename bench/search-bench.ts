@@ -1,6 +1,6 @@
 // Search: our search_text and list_files, in this process and warm (as the agent calls them),
 // against ripgrep as a process (`rg -n` and `rg --files`), on a generated tree of 20,000 files
-// (--quick: 1,000). ripgrep searches with a thread per core, so its CPU time is the sum over them;
+// (--quick: 300). ripgrep searches with a thread per core, so its CPU time is the sum over them;
 // our tools read files through libuv's thread pool, which process.cpuUsage() counts as well.
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -40,7 +40,7 @@ async function loadTools(): Promise<{ searchText: Tool; listFiles: Tool }> {
 }
 
 export async function measureSearch(context: BenchContext): Promise<SectionResult> {
-  const tree = searchTree(context.quick ? 1_000 : 20_000);
+  const tree = searchTree(context.quick ? 300 : 20_000);
   const { searchText, listFiles } = await loadTools();
   const toolContext = { cwd: tree.root, signal: new AbortController().signal };
   const out = scratchDir(context, "search");
@@ -63,8 +63,8 @@ export async function measureSearch(context: BenchContext): Promise<SectionResul
   const haveRg = hasProgram("rg");
   const options = {
     warmup: 1,
-    minRounds: context.quick ? 2 : 5,
-    maxRounds: context.quick ? 2 : 11,
+    minRounds: context.quick ? 1 : 5,
+    maxRounds: context.quick ? 1 : 11,
     budgetMs: 15_000,
   };
   const pair = async (ours: Contender, reference: Contender): Promise<Map<string, Stats>> =>

@@ -1,15 +1,17 @@
-// What dist/apply-patch.mjs was built from, and whether that is still the code to run.
-// Shared by the build (scripts/build-cli.ts) and by the bundle itself, which checks on every start
-// (scripts/lib/cli-bundle-start.ts): a stale bundle must never run old code. Plain node:fs only,
-// because this file is bundled too.
+// What a bundle in dist/ (apply-patch.mjs, agent.mjs) was built from, and whether that is still the
+// code to run. Shared by the build (scripts/build-cli.ts) and by the bundle itself, which checks on
+// every start (scripts/lib/cli-bundle-start.ts): a stale bundle must never run old code. Plain
+// node:fs only, because this file is bundled too.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 /** Written next to the bundle as `<bundle>.json`. */
 export interface BundleManifest {
-  /** The chapters folder whose newest apply-patch-cli.ts the bundle was built from. */
+  /** The chapters folder whose newest chapter with `entryPath` the bundle was built from. */
   chaptersDir: string;
-  /** That CLI's absolute path. */
+  /** The entry's path inside a chapter, e.g. "src/apply-patch-cli.ts" or "src/main.ts". */
+  entryPath: string;
+  /** That chapter's entry, absolute. */
   entry: string;
   /** Every source file esbuild read (chapter src and packages), absolute. */
   inputs: string[];
@@ -27,26 +29,28 @@ export function readManifest(bundle: string): BundleManifest | undefined {
   }
 }
 
-/** The newest chapter's src/apply-patch-cli.ts, like scripts/lib/chapters.ts finds it. */
-export function newestCli(chaptersDir: string): string | undefined {
+/** The newest chapter's copy of `entryPath`, like scripts/lib/chapters.ts finds it. */
+export function newestEntry(chaptersDir: string, entryPath: string): string | undefined {
   return readdirSync(chaptersDir)
     .filter((slug) => /^\d\d-/.test(slug))
     .sort()
-    .map((slug) => join(chaptersDir, slug, "src", "apply-patch-cli.ts"))
+    .map((slug) => join(chaptersDir, slug, entryPath))
     .filter((file) => existsSync(file))
     .at(-1);
 }
 
 /**
  * Why the bundle must be rebuilt, or undefined when it is fresh: it is missing, a newer chapter
- * has the CLI, or a source file changed (or vanished) after the bundle was written. Costs one stat
- * per input (about 40), well under a millisecond.
+ * has the entry, or a source file changed (or vanished) after the bundle was written. Costs one
+ * stat per input (about 40 for the CLI, 400 for the agent), a millisecond or two.
  */
 export function staleReason(bundle: string): string | undefined {
   const manifest = readManifest(bundle);
   if (!existsSync(bundle) || manifest === undefined) return "not built yet";
-  const entry = newestCli(manifest.chaptersDir);
-  if (entry !== manifest.entry) return `the newest CLI is now ${entry}`;
+  // A manifest from before the agent had a bundle names no entryPath.
+  if (manifest.entryPath === undefined) return "built by an older scripts/build-cli.ts";
+  const entry = newestEntry(manifest.chaptersDir, manifest.entryPath);
+  if (entry !== manifest.entry) return `the newest ${manifest.entryPath} is now ${entry}`;
   const builtAt = statSync(bundle).mtimeMs;
   for (const input of manifest.inputs) {
     const changedAt = statSync(input, { throwIfNoEntry: false })?.mtimeMs;

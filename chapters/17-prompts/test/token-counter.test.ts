@@ -1,4 +1,5 @@
-import { encode } from "gpt-tokenizer/encoding/o200k_base";
+import { createRequire } from "node:module";
+import type * as O200kBase from "gpt-tokenizer/encoding/o200k_base";
 import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
@@ -16,12 +17,13 @@ import {
   TOKENS_PER_MESSAGE,
 } from "../src/context/token-counter.ts";
 
-// The real tokenizer, watched: the tests below count the work it is given.
-vi.mock("gpt-tokenizer/encoding/o200k_base", async (importOriginal) => {
-  const real = await importOriginal<typeof import("gpt-tokenizer/encoding/o200k_base")>();
-  return { ...real, encode: vi.fn((text: string) => real.encode(text)) };
-});
-const encoded = vi.mocked(encode);
+// The real tokenizer, watched: the tests below count the work it is given. token-counter.ts loads
+// it with require at the first count, so the watch goes on the module that require returns.
+const tokenizer = createRequire(import.meta.url)(
+  "gpt-tokenizer/encoding/o200k_base",
+) as typeof O200kBase;
+const realEncode = tokenizer.encode;
+const encoded = vi.spyOn(tokenizer, "encode").mockImplementation((text) => realEncode(text));
 beforeEach(() => {
   encoded.mockClear();
 });

@@ -11,9 +11,8 @@ export const applyPatchTool = defineTool({
   description:
     "Create, change, move or delete files with one patch in the format of the system prompt.",
   effect: "write",
-  schema: z.object({
-    patch: z.string().describe("The whole patch, from *** Begin Patch to *** End Patch"),
-  }),
+  // Nor does `patch` describe itself: rule 2 of the prompt says how a patch begins and ends.
+  schema: z.object({ patch: z.string() }),
   async execute(args, context) {
     const { ledger, notes } = context;
     const result = await applyPatch(args.patch, {

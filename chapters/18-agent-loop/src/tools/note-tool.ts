@@ -55,8 +55,9 @@ type NoteArgs = z.infer<typeof NoteArgs>;
 
 export const noteTool = defineTool({
   name: "note",
+  // What notes are for is in the type enum (task_state, conclusion, blocker, ...): not said twice.
   description:
-    "Notes kept across runs: task state, conclusions, blockers. " +
+    "Notes kept across runs. " +
     "create needs title and body; read, update, delete need id; search needs query.",
   effect: "write",
   schema: NoteArgs,

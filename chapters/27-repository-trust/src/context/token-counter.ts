@@ -1,4 +1,5 @@
-import { encode } from "gpt-tokenizer/encoding/o200k_base";
+import { createRequire } from "node:module";
+import type * as O200kBase from "gpt-tokenizer/encoding/o200k_base";
 import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
@@ -25,6 +26,17 @@ export const REPLY_PRIMING_TOKENS = 3;
  * arguments inside a few markers. This is our estimate for those markers, not a documented value.
  */
 export const TOKENS_PER_TOOL_CALL = 3;
+
+// The tokenizer's tables are 2 MB of JavaScript: loading them takes about 0.3 s and 100 MB, which
+// `--help` or `undo` should not pay. So they load at the first count. Counting is synchronous, and
+// so is require; an import statement would load them at start.
+const require = createRequire(import.meta.url);
+let tokenizer: typeof O200kBase | undefined;
+
+function encode(text: string): number[] {
+  tokenizer ??= require("gpt-tokenizer/encoding/o200k_base") as typeof O200kBase;
+  return tokenizer.encode(text);
+}
 
 /**
  * The longest run of spaces, or of anything but spaces, that is encoded in one go. The tokenizer's
