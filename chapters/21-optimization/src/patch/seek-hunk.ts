@@ -97,6 +97,8 @@ export class LineIndex {
     /** Line i is `text.slice(starts[i], ends[i])`, without its line break. */
     readonly starts: Int32Array,
     readonly ends: Int32Array,
+    /** The lines that will be looked up, when they are known before the first look-up. */
+    private readonly wanted?: readonly string[],
   ) {}
 
   get length(): number {
@@ -107,47 +109,72 @@ export class LineIndex {
     return this.text.slice(this.starts[index], this.ends[index]);
   }
 
-  /** One level's index; building it counts one step per line. */
-  keys(level: MatchLevel, stats?: { comparisons: number }): KeyIndex {
-    let keys = this.levels.get(level);
-    if (!keys) {
-      keys = new KeyIndex(this, level);
+  /**
+   * One level's index, able to look up `keys`; building it counts one step per line. An index of
+   * the wanted lines that is asked for another key is replaced by one of every line.
+   */
+  keys(level: MatchLevel, stats?: { comparisons: number }, keys: readonly string[] = []): KeyIndex {
+    let index = this.levels.get(level);
+    if (!index || !index.covers(keys)) {
+      const wanted = index ? undefined : this.wanted?.map((line) => lineKey(line, level));
+      index = new KeyIndex(this, level, wanted);
       if (stats) stats.comparisons += this.length;
-      this.levels.set(level, keys);
+      this.levels.set(level, index);
     }
-    return keys;
+    return index;
   }
 }
 
-const FNV_OFFSET = 0x811c9dc5 | 0; // signed 32 bits, as an Int32Array stores it
-const FNV_PRIME = 0x01000193;
+/**
+ * MurmurHash3 (its 32-bit x86 version, seed 0) of the bytes from `from` to `to`, read four at a
+ * time as one number: equal keys hash alike, and different keys almost never do. Each step mixes
+ * its four bytes with two multiplications and a rotation, so that every bit of them reaches every
+ * bit of the hash; the last step spreads the result once more. `view` reads the same bytes.
+ */
+export function hashBytes(bytes: Uint8Array, view: DataView, from: number, to: number): number {
+  let hash = 0;
+  let i = from;
+  let word = 0;
+  for (; i + 4 <= to; i += 4) {
+    word = Math.imul(view.getInt32(i, true), 0xcc9e2d51);
+    hash ^= Math.imul((word << 15) | (word >>> 17), 0x1b873593);
+    hash = (hash << 13) | (hash >>> 19);
+    hash = (Math.imul(hash, 5) + 0xe6546b64) | 0;
+  }
+  if (i < to) {
+    word = 0; // the one to three bytes left, the first one lowest
+    for (let j = to - 1; j >= i; j--) word = (word << 8) | bytes[j];
+    word = Math.imul(word, 0xcc9e2d51);
+    hash ^= Math.imul((word << 15) | (word >>> 17), 0x1b873593);
+  }
+  hash ^= to - from;
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  return hash ^ (hash >>> 16);
+}
 
-/** FNV-1a: equal keys hash alike, and different keys almost never do. */
-export function hashText(text: string, start = 0, end = text.length): number {
-  let hash = FNV_OFFSET;
-  for (let i = start; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
-  return hash;
+/**
+ * The hash of a key: of the low 8 bits of each of its characters, the bytes that `hashLines`
+ * hashes. Characters above 255 share their low bits with others; that makes a collision more
+ * likely for some lines, never a wrong match (see `matchesAt`).
+ */
+export function hashText(text: string): number {
+  return hashKeys([text])[0];
 }
 
 const CHUNK = 1 << 16;
-/** UTF-16 written as bytes reads back as code units only where the machine is little-endian. */
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+// One buffer for all the hashing, grown for a line longer than it: hashing makes no garbage.
+let chunk = Buffer.allocUnsafe(CHUNK);
 
 /**
- * hashText for every line, read from a copy of the text instead of with `charCodeAt`: each
- * `charCodeAt` is a call, indexing a typed array is not, and that halves the time of the whole
- * index (12 ms against 6 ms for 100,000 lines, measured). The copy is made a chunk at a time into
- * one reused array of UTF-16 code units, the values `charCodeAt` returns, so the hashes are equal.
+ * hashText for every line, without cutting the lines out: the text is copied a chunk at a time
+ * into the buffer, as "latin1", which writes the low 8 bits of every character, and each line is
+ * hashed where it lies in the chunk. A chunk starts at a line, so no line straddles two.
  */
 function hashLines(text: string, starts: Int32Array, ends: Int32Array, hashes: Int32Array): void {
-  if (!LITTLE_ENDIAN) {
-    for (let line = 0; line < hashes.length; line++) {
-      hashes[line] = hashText(text, starts[line], ends[line]);
-    }
-    return;
-  }
-  let units = new Uint16Array(CHUNK);
-  let base = 0; // `units` holds text[base, limit)
+  let bytes = chunk;
+  let view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  let base = 0; // `bytes` holds text[base, limit)
   let limit = 0;
   for (let line = 0; line < hashes.length; line++) {
     const start = starts[line];
@@ -155,65 +182,127 @@ function hashLines(text: string, starts: Int32Array, ends: Int32Array, hashes: I
     if (end > limit) {
       base = start;
       limit = Math.min(text.length, Math.max(start + CHUNK, end));
-      if (limit - base > units.length) units = new Uint16Array(limit - base); // a very long line
-      const bytes = Buffer.from(units.buffer, units.byteOffset, units.byteLength);
-      bytes.write(text.slice(base, limit), "utf16le");
+      if (limit - base > bytes.length) {
+        bytes = chunk = Buffer.allocUnsafe(limit - base); // a very long line
+        view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+      }
+      bytes.write(text.slice(base, limit), 0, "latin1");
     }
-    let hash = FNV_OFFSET;
-    for (let i = start - base; i < end - base; i++) hash = Math.imul(hash ^ units[i], FNV_PRIME);
-    hashes[line] = hash;
+    hashes[line] = hashBytes(bytes, view, start - base, end - base);
   }
 }
+
+/** The hashes of keys, by the loop that hashes the lines: over the keys' text, joined. */
+function hashKeys(keys: readonly string[]): Int32Array {
+  const [starts, ends] = [new Int32Array(keys.length), new Int32Array(keys.length)];
+  let at = 0;
+  keys.forEach((key, i) => {
+    starts[i] = at;
+    ends[i] = at + key.length;
+    at += key.length + 1;
+  });
+  const hashes = new Int32Array(keys.length);
+  hashLines(keys.join("\n"), starts, ends, hashes);
+  return hashes;
+}
+
+const KEY_BATCH = 4096;
 
 /**
  * One level's index: lines whose keys hash alike are chained in file order by `next`, and a
  * hash table of typed arrays (a `Map` of a million lines costs several times the time and
  * memory) finds each chain's first line. A hash only says "maybe equal", so a line found
- * here is still compared.
+ * here is still compared. When the wanted keys are known (a patch's lines), only their hashes
+ * go into the table, and a line whose hash is not there is left out: a table of a few thousand
+ * slots stays in the processor's cache, where one of a million lines is a cache miss per line.
  */
 class KeyIndex {
+  /** Open addressing, at most half full: a slot holds a hash, or is free. */
   private readonly hashes: Int32Array;
-  /** Open addressing, at most half full: each slot holds the first line of a chain, or -1. */
-  private readonly slots: Int32Array;
+  private readonly taken: Uint8Array;
+  /** Per slot: the first line of the hash's chain (or -1), and how many lines it has. */
+  private readonly firsts: Int32Array;
+  private readonly counts: Int32Array;
+  /** The next line of the same chain, or -1. */
   readonly next: Int32Array;
-  /** How many lines of its chain there are from this line on: how common its key is. */
-  readonly remaining: Int32Array;
+  /** Each wanted key's slot, when the keys were known in advance. */
+  private readonly slotOfKey?: Map<string, number>;
 
   constructor(
     private readonly file: LineIndex,
     readonly level: MatchLevel,
+    wanted?: readonly string[],
   ) {
     const { text, starts, ends, length } = file;
-    this.hashes = new Int32Array(length);
-    this.next = new Int32Array(length);
-    this.remaining = new Int32Array(length);
-    this.slots = new Int32Array(4 << Math.log2(length + 1)).fill(-1);
     // Every line hashed first. An exact key is the line itself, hashed where it is in the text,
     // without cutting it out.
-    if (level === "exact") hashLines(text, starts, ends, this.hashes);
-    else for (let line = 0; line < length; line++) this.hashes[line] = hashText(this.key(line));
-    // Then chained from the last line up, so that each line goes in front of the later ones.
-    for (let line = length - 1; line >= 0; line--) {
-      const slot = this.slotOf(this.hashes[line]);
-      const after = this.slots[slot];
-      this.next[line] = after;
-      this.remaining[line] = after === -1 ? 1 : this.remaining[after] + 1;
-      this.slots[slot] = line;
+    const lineHashes = new Int32Array(length);
+    if (level === "exact") hashLines(text, starts, ends, lineHashes);
+    else {
+      // A looser key is made from its line; the keys are hashed like lines, a batch at a time.
+      for (let from = 0; from < length; from += KEY_BATCH) {
+        const count = Math.min(KEY_BATCH, length - from);
+        const keys = Array.from({ length: count }, (_, i) => this.key(from + i));
+        lineHashes.set(hashKeys(keys), from);
+      }
+    }
+    const size = 4 << Math.log2((wanted?.length ?? length) + 1);
+    const hashes = (this.hashes = new Int32Array(size));
+    const taken = (this.taken = new Uint8Array(size));
+    const firsts = (this.firsts = new Int32Array(size).fill(-1));
+    const counts = (this.counts = new Int32Array(size));
+    const next = (this.next = new Int32Array(length));
+    const lasts = new Int32Array(size);
+    const mask = size - 1;
+    if (wanted) {
+      this.slotOfKey = new Map();
+      const wantedHashes = hashKeys(wanted);
+      wanted.forEach((key, i) => {
+        const hash = wantedHashes[i];
+        let slot = hash & mask;
+        while (taken[slot] === 1 && hashes[slot] !== hash) slot = (slot + 1) & mask;
+        taken[slot] = 1;
+        hashes[slot] = hash;
+        this.slotOfKey!.set(key, slot);
+      });
+    }
+    // Then each line joins the end of its hash's chain. The probe is written out here, not
+    // called: this loop runs once per line of the file.
+    for (let line = 0; line < length; line++) {
+      const hash = lineHashes[line];
+      let slot = hash & mask;
+      while (taken[slot] === 1 && hashes[slot] !== hash) slot = (slot + 1) & mask;
+      if (taken[slot] === 0) {
+        if (wanted) continue; // not a line anyone looks up
+        taken[slot] = 1;
+        hashes[slot] = hash;
+      }
+      if (firsts[slot] === -1) firsts[slot] = line;
+      else next[lasts[slot]] = line;
+      lasts[slot] = line;
+      next[line] = -1;
+      counts[slot]++;
     }
   }
 
-  /** The slot of the chain of `hash`, or the empty one where it would start. */
+  /** The slot of `hash`, or the free one where it would go. */
   private slotOf(hash: number): number {
-    let slot = hash & (this.slots.length - 1);
-    while (this.slots[slot] !== -1 && this.hashes[this.slots[slot]] !== hash) {
-      slot = (slot + 1) & (this.slots.length - 1);
-    }
+    const mask = this.taken.length - 1;
+    let slot = hash & mask;
+    while (this.taken[slot] === 1 && this.hashes[slot] !== hash) slot = (slot + 1) & mask;
     return slot;
   }
 
-  /** The first line whose key may equal `key`, or -1. */
-  chain(key: string): number {
-    return this.slots[this.slotOf(hashText(key))];
+  /** Every line is indexed, or every key was wanted. */
+  covers(keys: readonly string[]): boolean {
+    return this.slotOfKey === undefined || keys.every((key) => this.slotOfKey!.has(key));
+  }
+
+  /** The first line whose key may equal `key` (or -1), and how many lines share its hash. */
+  chain(key: string): { first: number; count: number } {
+    const slot = this.slotOfKey?.get(key) ?? this.slotOf(hashText(key));
+    if (this.taken[slot] === 0) return { first: -1, count: 0 };
+    return { first: this.firsts[slot], count: this.counts[slot] };
   }
 
   key(line: number): string {
@@ -257,8 +346,8 @@ export function seekLines(
   const firstStart = options.atEnd ? lastStart : window.start;
   if (pattern.length === 0 || lastStart < window.start) return undefined;
   for (const level of MATCH_LEVELS) {
-    const keys = index.keys(level, options.stats);
     const wanted = pattern.map((line) => lineKey(line, level));
+    const keys = index.keys(level, options.stats, wanted);
     const rarest = rarestLine(keys, wanted, options.stats);
     const starts: number[] = [];
     for (let line = rarest.first; line !== -1; line = keys.next[line]) {
@@ -277,8 +366,7 @@ function rarestLine(keys: KeyIndex, wanted: readonly string[], stats: SeekOption
   let rarest = { offset: 0, first: -1, count: Infinity };
   wanted.forEach((key, offset) => {
     if (stats) stats.comparisons++;
-    const first = keys.chain(key);
-    const count = first === -1 ? 0 : keys.remaining[first];
+    const { first, count } = keys.chain(key);
     if (count < rarest.count) rarest = { offset, first, count };
   });
   return rarest;

@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
-import { sha256 } from "../fs/file-hash.ts";
+import { createHash } from "node:crypto";
+import { open } from "node:fs/promises";
 import {
   commitWrite,
   deleteFile,
@@ -30,8 +30,8 @@ export async function writeStagedFiles(
   const records: BackupRecord[] = [];
   try {
     for (const file of files) {
-      if (file.text === null) continue;
-      const bytes = Buffer.from(file.text, "utf8");
+      if (file.contents === null) continue;
+      const bytes = file.contents.bytes();
       const staged = await stageWrite(file.target.absolute, bytes, file.mode).catch(
         (error: unknown) => {
           throw new StagingFailure(file.target.relative, error);
@@ -41,7 +41,9 @@ export async function writeStagedFiles(
     }
     await beforeCommit?.();
     for (const file of files) {
-      const now = await currentHash(file.target.absolute);
+      // Bytes equal to those read have the hash read; only a file that changed is hashed again.
+      const same = await holdsBytes(file.target.absolute, file.diskBytes);
+      const now = same ? file.diskHash : await currentHash(file.target.absolute);
       try {
         checkUnchanged(file.target.relative, file.diskHash, now);
       } catch (error) {
@@ -133,14 +135,55 @@ async function backUp(file: StagedFile, backupDir: string): Promise<BackupRecord
     path: file.target.relative,
     previous_sha256: file.diskHash,
     backup,
-    sha256: file.text === null ? null : sha256(file.text),
+    sha256: file.contents === null ? null : file.contents.sha256,
   };
 }
 
-/** The hash of what is on disk now; null when there is no file. */
+/**
+ * Whether the file holds exactly `bytes` now (for null: whether there is still no file). Compared
+ * in chunks with the bytes read for the patch, which is several times cheaper than hashing them.
+ */
+async function holdsBytes(absolute: string, bytes: Buffer | null): Promise<boolean> {
+  const handle = await open(absolute).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT" || error.code === "ENOTDIR") return null;
+    throw error;
+  });
+  if (handle === null) return bytes === null;
+  if (bytes === null) {
+    await handle.close();
+    return false;
+  }
+  try {
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    let at = 0;
+    for (let n; (n = (await handle.read(chunk, 0, chunk.length)).bytesRead) > 0; at += n) {
+      if (at + n > bytes.length || !chunk.subarray(0, n).equals(bytes.subarray(at, at + n))) {
+        return false;
+      }
+    }
+    return at === bytes.length;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The hash of what is on disk now; null when there is no file. Read in chunks: the bytes read for
+ * the patch are in memory already, and a second copy of a big file would double what it holds.
+ */
 export async function currentHash(absolute: string): Promise<string | null> {
   try {
-    return sha256(await readFile(absolute));
+    const handle = await open(absolute);
+    try {
+      const hash = createHash("sha256");
+      const chunk = Buffer.allocUnsafe(1 << 20);
+      for (let n; (n = (await handle.read(chunk, 0, chunk.length)).bytesRead) > 0;) {
+        hash.update(chunk.subarray(0, n));
+      }
+      return hash.digest("hex");
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return null;

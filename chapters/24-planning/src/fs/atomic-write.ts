@@ -1,4 +1,4 @@
-import { open, rename, rmdir, rm, unlink } from "node:fs/promises";
+import { open, rename, rmdir, rm, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { inside, makeFolder, openFolder, type OpenedFolder } from "./opened-folder.ts";
 import { sweepStaleTemps, tempName } from "./temp-files.ts";
@@ -21,7 +21,7 @@ export interface StagedWrite {
 
 export async function stageWrite(
   target: string,
-  bytes: Uint8Array,
+  bytes: Uint8Array | readonly Uint8Array[],
   mode: number | undefined,
 ): Promise<StagedWrite> {
   const folder = path.dirname(target);
@@ -35,7 +35,7 @@ export async function stageWrite(
     throw error;
   });
   try {
-    await handle.writeFile(bytes);
+    await writeAll(handle, bytes);
     // chmod after creation: the mode given to open() is masked by the umask.
     if (mode !== undefined) await handle.chmod(mode);
     await handle.sync();
@@ -47,6 +47,18 @@ export async function stageWrite(
   }
   await handle.close();
   return staged;
+}
+
+/**
+ * The bytes may come in pieces (file-contents.ts), written with one writev call. libuv writes
+ * every piece unless a write fails part way; writing the rest then fails with the reason
+ * (a full disk), or finishes the file if the reason has passed.
+ */
+async function writeAll(handle: FileHandle, bytes: Uint8Array | readonly Uint8Array[]) {
+  if (bytes instanceof Uint8Array) return handle.writeFile(bytes);
+  const { bytesWritten } = await handle.writev([...bytes]);
+  const total = bytes.reduce((sum, piece) => sum + piece.length, 0);
+  if (bytesWritten < total) await handle.writeFile(Buffer.concat(bytes).subarray(bytesWritten));
 }
 
 export async function commitWrite(staged: StagedWrite): Promise<void> {

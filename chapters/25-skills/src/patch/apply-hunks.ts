@@ -1,4 +1,5 @@
 import { diffArrays } from "diff";
+import { joinStretches, type Stretch } from "./file-contents.ts";
 import { PatchError } from "./patch-errors.ts";
 import type { Hunk, HunkApplication, MatchLevel } from "./patch-types.ts";
 import {
@@ -27,7 +28,8 @@ export interface FileLines {
 
 const BOM = "\uFEFF";
 
-export function splitFileLines(fileText: string): FileLines {
+/** `wanted`: the lines that will be looked up, when known (LineIndex). */
+export function splitFileLines(fileText: string, wanted?: readonly string[]): FileLines {
   const bom = fileText.startsWith(BOM) ? BOM : "";
   // Two typed arrays sized by a first pass over the text: a growing array of a million
   // numbers costs several times the memory, and the index below is built from these.
@@ -47,7 +49,7 @@ export function splitFileLines(fileText: string): FileLines {
     ends[line] = crlf ? end - 1 : end;
     start = end + 1;
   }
-  const lines = new LineIndex(fileText, starts, ends);
+  const lines = new LineIndex(fileText, starts, ends, wanted);
   return { bom, eol: crlfCount > lfCount ? "\r\n" : "\n", lines };
 }
 
@@ -67,16 +69,16 @@ function countLines(text: string, from: number): number {
 }
 
 /**
- * The file's lines from `from` to `to` (exclusive), copied from its text in one piece with
- * their own line breaks. Every line ends with a line break, the last one included: Codex's
- * apply_patch always leaves a final newline, and so do we.
+ * The file's lines from `from` to `to` (exclusive), as one stretch of its text with their own
+ * line breaks. Every line ends with a line break, the last one included: Codex's apply_patch
+ * always leaves a final newline, and so do we.
  */
-function copyLines(file: FileLines, from: number, to: number): string {
-  if (from >= to) return "";
+function copyLines(file: FileLines, from: number, to: number, out: Stretch[]): void {
+  if (from >= to) return;
   const { text, starts, ends } = file.lines;
   const next = to < starts.length ? starts[to] : text.length;
-  const copied = text.slice(starts[from], next);
-  return next === ends[to - 1] ? copied + file.eol : copied;
+  out.push({ from: starts[from], to: next });
+  if (next === ends[to - 1]) out.push(file.eol);
 }
 
 /**
@@ -115,7 +117,20 @@ export function applyHunks(
   path: string,
   stats?: SeekOptions["stats"],
 ): HunkApplication {
-  const file = splitFileLines(fileText);
+  const { stretches, matched, notes } = applyHunksInStretches(fileText, hunks, path, stats);
+  return { text: joinStretches(fileText, stretches), matched, notes };
+}
+
+/** applyHunks, with the new text left as stretches of the old one (file-contents.ts). */
+export function applyHunksInStretches(
+  fileText: string,
+  hunks: readonly Hunk[],
+  path: string,
+  stats?: SeekOptions["stats"],
+): Omit<HunkApplication, "text"> & { stretches: Stretch[] } {
+  // Every line a hunk looks up is known now: the index holds only those (seek-hunk.ts).
+  const wanted = hunks.flatMap((hunk) => [...hunk.anchors, ...hunk.oldLines]);
+  const file = splitFileLines(fileText, wanted);
   const index = file.lines;
   const replacements: Replacement[] = [];
   const matched: MatchLevel[] = [];
@@ -128,7 +143,7 @@ export function applyHunks(
     notes.push(...located.notes);
     cursor = located.replacement.start + located.replacement.oldCount;
   });
-  return { text: file.bom + replaceLines(file, replacements), matched, notes };
+  return { stretches: [file.bom, ...replaceLines(file, replacements)], matched, notes };
 }
 
 interface HunkContext {
@@ -331,11 +346,11 @@ function anchorPlacementError(
 }
 
 /** Builds the new text: unchanged lines and matched context keep the file's bytes. */
-function replaceLines(file: FileLines, replacements: readonly Replacement[]): string {
-  const parts: string[] = [];
+function replaceLines(file: FileLines, replacements: readonly Replacement[]): Stretch[] {
+  const parts: Stretch[] = [];
   let next = 0;
   for (const replacement of replacements) {
-    parts.push(copyLines(file, next, replacement.start));
+    copyLines(file, next, replacement.start, parts);
     let oldIndex = replacement.start;
     // Lines present in both old and new are context: keep the file's version of them,
     // which may differ from the patch's in whitespace or punctuation.
@@ -345,12 +360,12 @@ function replaceLines(file: FileLines, replacements: readonly Replacement[]): st
       } else if (change.added) {
         parts.push(change.value.map((line) => line + file.eol).join(""));
       } else {
-        parts.push(copyLines(file, oldIndex, oldIndex + change.count));
+        copyLines(file, oldIndex, oldIndex + change.count, parts);
         oldIndex += change.count;
       }
     }
     next = replacement.start + replacement.oldCount;
   }
-  parts.push(copyLines(file, next, file.lines.length));
-  return parts.join("");
+  copyLines(file, next, file.lines.length, parts);
+  return parts;
 }

@@ -1,6 +1,5 @@
 import path from "node:path";
 import { agentFolder, AgentFolderError } from "../fs/agent-folder.ts";
-import { sha256 } from "../fs/file-hash.ts";
 import { newRunId } from "../fs/run-id.ts";
 import { acquireWriteLeases, recordInManifest, type BackupRecord } from "./backups.ts";
 import { writeStagedFiles } from "./commit-files.ts";
@@ -204,8 +203,11 @@ export async function applyPatch(
     } catch (error) {
       return refusedPatch(error, renderRemainingPatch(operations), repairs);
     }
-    const files = plannedFiles(outcomes, options.atomic === true);
-    if (files.length > 0) await options.review?.({ operations, files });
+    // Only a reviewer needs the texts: joining and decoding them costs a copy of each file.
+    if (options.review !== undefined) {
+      const files = plannedFiles(outcomes, options.atomic === true);
+      if (files.length > 0) await options.review({ operations, files });
+    }
     await commitOutcomes(outcomes, options, agent);
     return summarize(outcomes, repairs, options.atomic === true);
   } finally {
@@ -295,7 +297,7 @@ function plannedFiles(outcomes: GroupOutcome[], atomic: boolean): PlannedFile[] 
     (outcome.staged?.modified() ?? []).map((file) => ({
       path: file.target.relative,
       before: file.diskBytes?.toString("utf8"),
-      after: file.text ?? undefined,
+      after: file.contents?.text,
     })),
   );
 }
@@ -428,8 +430,8 @@ function finalEntries(staged: StagedFiles): { index: number; entry: ChangedFile 
     const file = byPath.get(entry.path);
     const from = entry.from === undefined ? file : byPath.get(entry.from);
     const withHashes: ChangedFile = { ...entry };
-    if (file?.text !== null && file?.text !== undefined) {
-      withHashes.sha256 = sha256(file.text);
+    if (file?.contents !== null && file?.contents !== undefined) {
+      withHashes.sha256 = file.contents.sha256;
     }
     const previous = from?.diskHash ?? undefined;
     if (previous !== undefined) withHashes.previous_sha256 = previous;

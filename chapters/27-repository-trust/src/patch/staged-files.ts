@@ -1,8 +1,9 @@
 import { isUtf8 } from "node:buffer";
 import { sha256 } from "../fs/file-hash.ts";
 import { describeFileType, readRegularFile } from "../fs/read-regular-file.ts";
-import { applyHunks, replaceWholeFile } from "./apply-hunks.ts";
+import { applyHunksInStretches, replaceWholeFile } from "./apply-hunks.ts";
 import type { ChangedFile } from "./apply-patch.ts";
+import { FileContents } from "./file-contents.ts";
 import { checkPrecondition } from "./hash-guard.ts";
 import {
   fileExists,
@@ -14,7 +15,7 @@ import {
   PatchError,
   type FileAction,
 } from "./patch-errors.ts";
-import type { PatchOperation } from "./patch-types.ts";
+import type { MatchLevel, PatchOperation } from "./patch-types.ts";
 import type { WritePath } from "./write-path.ts";
 
 /**
@@ -27,8 +28,8 @@ export interface StagedFile {
   /** Bytes on disk when first read; null when there was no file. */
   diskBytes: Buffer | null;
   diskHash: string | null;
-  /** The text after the operations so far; null when the file is (now) absent. */
-  text: string | null;
+  /** The contents after the operations so far; null when the file is (now) absent. */
+  contents: FileContents | null;
   /** The file's permission bits, kept when it is rewritten or moved. */
   mode: number | undefined;
   isDirectory: boolean;
@@ -82,23 +83,23 @@ export class StagedFiles {
   /** The files whose final state differs from the disk. */
   modified(): StagedFile[] {
     return [...this.files.values()].filter((file) => {
-      if (file.text === null) return file.diskBytes !== null;
-      return file.diskBytes === null || !Buffer.from(file.text, "utf8").equals(file.diskBytes);
+      if (file.contents === null) return file.diskBytes !== null;
+      return file.diskHash === null || file.contents.sha256 !== file.diskHash;
     });
   }
 
   private async add(index: number, target: WritePath, contents: string): Promise<void> {
     const file = await this.load(target);
     if (file.isDirectory) throw isDirectory(target.relative, "add");
-    if (file.text !== null) this.settleGuard(file, "add", () => fileExists(target.relative));
-    file.text = contents;
+    if (file.contents !== null) this.settleGuard(file, "add", () => fileExists(target.relative));
+    file.contents = FileContents.of(contents);
     this.changed.push({ index, entry: { op: "add", path: target.relative } });
   }
 
   private async delete(index: number, target: WritePath): Promise<void> {
     const file = await this.existingFile(target, "delete");
     this.settleGuard(file, "delete");
-    file.text = null;
+    file.contents = null;
     this.changed.push({ index, entry: { op: "delete", path: target.relative } });
   }
 
@@ -109,16 +110,12 @@ export class StagedFiles {
     const { source, destination } = item;
     const file = await this.existingFile(source, "update");
     this.settleGuard(file, "update");
-    if (file.text !== null && isStillBinary(file)) throw notText(source.relative);
-    const text = file.text ?? "";
-    const applied =
-      op.wholeFile !== undefined
-        ? replaceWholeFile(text, op.wholeFile)
-        : applyHunks(text, op.hunks, source.relative);
+    if (file.contents !== null && isStillBinary(file)) throw notText(source.relative);
+    const applied = applyUpdate(file.contents ?? FileContents.of(""), op, source.relative);
     this.notes.push(...applied.notes);
 
     if (destination === undefined || destination.absolute === source.absolute) {
-      file.text = applied.text;
+      file.contents = applied.contents;
       const entry: ChangedFile = { op: "update", path: source.relative, matched: applied.matched };
       this.changed.push({ index: item.index, entry });
       return;
@@ -126,7 +123,7 @@ export class StagedFiles {
     const moved = await this.load(destination);
     if (moved.isDirectory)
       throw new StagingFailure(destination.relative, isDirectory(destination.relative, "move"));
-    if (moved.text !== null) {
+    if (moved.contents !== null) {
       try {
         this.settleGuard(moved, "move", () =>
           moveOntoExisting(source.relative, destination.relative),
@@ -135,9 +132,9 @@ export class StagedFiles {
         throw new StagingFailure(destination.relative, error);
       }
     }
-    moved.text = applied.text;
+    moved.contents = applied.contents;
     moved.mode = file.mode;
-    file.text = null;
+    file.contents = null;
     const entry: ChangedFile = {
       op: "move",
       path: destination.relative,
@@ -150,7 +147,7 @@ export class StagedFiles {
   private async existingFile(target: WritePath, action: "update" | "delete"): Promise<StagedFile> {
     const file = await this.load(target);
     if (file.isDirectory) throw isDirectory(target.relative, action);
-    if (file.text === null) throw fileNotFound(target.relative, action);
+    if (file.contents === null) throw fileNotFound(target.relative, action);
     return file;
   }
 
@@ -180,7 +177,7 @@ export class StagedFiles {
 }
 
 async function readFromDisk(target: WritePath): Promise<StagedFile> {
-  const empty = { target, diskBytes: null, diskHash: null, text: null, guarded: false };
+  const empty = { target, diskBytes: null, diskHash: null, contents: null, guarded: false };
   const file = await readRegularFile(target.absolute).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT" || error.code === "ENOTDIR") return undefined;
     throw error;
@@ -189,16 +186,34 @@ async function readFromDisk(target: WritePath): Promise<StagedFile> {
   if (file.stats.isDirectory()) return { ...empty, mode: undefined, isDirectory: true };
   if (file.bytes === null) throw notRegularFile(target.relative, describeFileType(file.stats));
   const bytes = file.bytes;
+  const diskHash = sha256(bytes);
   return {
     target,
     diskBytes: bytes,
-    diskHash: sha256(bytes),
+    diskHash,
     // Decoded as UTF-8 with a BOM kept: the engine preserves it and the line endings.
-    text: bytes.toString("utf8"),
+    contents: FileContents.read(bytes, diskHash),
     mode: file.stats.mode & 0o7777,
     isDirectory: false,
     guarded: false,
   };
+}
+
+/**
+ * An update's new contents: hunks edit the text in stretches (file-contents.ts); a body without
+ * hunk lines replaces it whole.
+ */
+function applyUpdate(
+  contents: FileContents,
+  op: Extract<PatchOperation, { kind: "update" }>,
+  path: string,
+): { contents: FileContents; matched: MatchLevel[]; notes: string[] } {
+  if (op.wholeFile !== undefined) {
+    const { text, matched, notes } = replaceWholeFile(contents.text, op.wholeFile);
+    return { contents: FileContents.of(text), matched, notes };
+  }
+  const { stretches, matched, notes } = applyHunksInStretches(contents.text, op.hunks, path);
+  return { contents: contents.edit(stretches), matched, notes };
 }
 
 /** A FIFO would block the read and a device never end; writing would replace either with a file. */
@@ -215,6 +230,6 @@ function isStillBinary(file: StagedFile): boolean {
   return (
     file.diskBytes !== null &&
     !isUtf8(file.diskBytes) &&
-    file.text === file.diskBytes.toString("utf8")
+    file.contents?.text === file.diskBytes.toString("utf8")
   );
 }
