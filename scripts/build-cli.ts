@@ -143,9 +143,10 @@ export async function bundleModules(
  * load with createRequire. In a bundle import.meta.url is the bundle's, in dist/, and all of those
  * would be missed. So every bundled module of ours gets its own source file's URL, path and folder
  * instead, and finds what it finds under tsx: the files are read where they are, so an edit to a
- * prompt shows without a rebuild. Two modules keep the bundle's: the start module, which checks
- * the bundle itself, and the entry, whose "am I the program?" check compares import.meta.url with
- * process.argv[1], which the start module sets to the bundle.
+ * prompt shows without a rebuild. The modules in `keep` keep the bundle's. In dist/ those are
+ * two: the start module, which checks the bundle itself, and the entry, whose "am I the program?"
+ * check compares import.meta.url with process.argv[1], which the start module sets to the bundle.
+ * A chapter's test bundle keeps none: it sets argv[1] to the entry's source instead.
  */
 function sourceImportMeta(keep: Set<string>): Plugin {
   return {
