@@ -48,8 +48,10 @@ export interface DemoOptions {
   /**
    * Start the chapter's program from a cached bundle (scripts/lib/chapter-bundle.ts) instead of
    * its source through tsx: the same code, rebuilt when a file changes, and a start several times
-   * cheaper. For the tests and captures, which start chapters about a hundred times. Unset for
-   * `pnpm chapter N -- --demo`: a reader's run stays the plain tsx start they can read about.
+   * cheaper. For test/demos, which starts chapters about a hundred times. Unset for `pnpm chapter
+   * N -- --demo` and scripts/capture-break-it.ts: what a reader runs (and the captures show) stays
+   * the source under tsx, where an edit shows at once; the test then also checks that the bundle
+   * prints what that run printed.
    */
   bundled?: boolean;
 }
