@@ -76,7 +76,10 @@ async function freshBundle(entry: string, bundle: string): Promise<string> {
   mkdirSync(dirname(bundle), { recursive: true });
   const lock = `${bundle}.lock`;
   for (let waited = 0; !tryLock(lock); waited += 50) {
-    if (waited > 60_000) rmSync(lock, { recursive: true, force: true });
+    if (waited > 60_000) {
+      rmSync(lock, { recursive: true, force: true });
+      waited = 0;
+    }
     await sleep(50);
   }
   try {
