@@ -9,6 +9,7 @@
 // start about as fast as Node itself. `pnpm install` builds both (the root "prepare" script), and
 // a bundle rebuilds itself when a source changes (scripts/lib/cli-bundle-start.ts). `pnpm chapter
 // N` still runs a chapter's source through tsx, so a reader's edit shows at once.
+import { randomBytes } from "node:crypto";
 import { readFileSync, renameSync, utimesSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -49,39 +50,19 @@ export async function buildCliBundle(
   // The bundle counts as old as its sources were when esbuild read them: a file saved during the
   // build is then newer than the bundle, and the next start rebuilds.
   const startedAt = new Date();
-  const result = await build({
-    stdin: {
-      contents: `import ${JSON.stringify(START_MODULE)};\nimport ${JSON.stringify(entry)};\n`,
-      resolveDir: ROOT,
-    },
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    outfile: outFile,
-    write: false,
-    metafile: true,
-    logLevel: "error",
-    absWorkingDir: ROOT,
-    plugins: [sourceImportMeta(new Set([entry, START_MODULE]))],
-    banner: {
-      js: [
-        "#!/usr/bin/env node",
-        `// Built by scripts/build-cli.ts from ${relative(ROOT, entry)}; do not edit.`,
-        // CommonJS packages in the bundle (yaml) require Node's own modules, which an ES module
-        // can only do through a require of its own.
-        'import { createRequire as __createRequire } from "node:module";',
-        "const require = __createRequire(import.meta.url);",
-      ].join("\n"),
-    },
+  const { code, inputs } = await bundleModules([START_MODULE, entry], {
+    outFile,
+    keepImportMeta: [entry, START_MODULE],
+    banner: [
+      "#!/usr/bin/env node",
+      `// Built by scripts/build-cli.ts from ${relative(ROOT, entry)}; do not edit.`,
+    ],
   });
   const manifest: BundleManifest = {
     chaptersDir,
     entryPath,
     entry,
-    inputs: Object.keys(result.metafile.inputs)
-      .filter((input) => input !== "<stdin>")
-      .map((input) => (isAbsolute(input) ? input : join(ROOT, input))),
+    inputs,
     rebuild: [
       "--import",
       import.meta.resolve("tsx"),
@@ -95,15 +76,65 @@ export async function buildCliBundle(
       chaptersDir,
     ],
   };
-  const [output] = result.outputFiles;
-  if (output === undefined) throw new Error("esbuild wrote no output");
   // Write beside, then rename: a concurrent start sees the old bundle or the new, never half of one.
   // The manifest goes first; a start between the two renames sees the old bundle as stale, which
   // only costs one more build.
   mkdirSync(dirname(outFile), { recursive: true });
   writeAtomically(manifestPath(outFile), JSON.stringify(manifest, null, 2) + "\n");
-  writeAtomically(outFile, output.contents, { mode: 0o755, mtime: startedAt });
+  writeAtomically(outFile, code, { mode: 0o755, mtime: startedAt });
   return manifest;
+}
+
+export interface BundleModulesOptions {
+  /** The bundle's path: esbuild names it in its errors and places the output's paths by it. */
+  outFile: string;
+  /** Modules (absolute) that keep the bundle's own import.meta instead of their source file's. */
+  keepImportMeta?: string[];
+  /** Lines before the code, after a shebang if the first is one. */
+  banner?: string[];
+}
+
+/**
+ * The one way this repository bundles a program, for dist/ (below) and for the chapters' test runs
+ * (scripts/lib/chapter-bundle.ts): `modules` (absolute paths) run in order, with everything they
+ * import, in one ES module for Node 20. Returns the code, not yet written, and every source file
+ * esbuild read (absolute), which is what decides when the bundle is stale.
+ */
+export async function bundleModules(
+  modules: string[],
+  options: BundleModulesOptions,
+): Promise<{ code: Uint8Array; inputs: string[] }> {
+  const result = await build({
+    stdin: {
+      contents: modules.map((module) => `import ${JSON.stringify(module)};\n`).join(""),
+      resolveDir: ROOT,
+    },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    outfile: options.outFile,
+    write: false,
+    metafile: true,
+    logLevel: "error",
+    absWorkingDir: ROOT,
+    plugins: [sourceImportMeta(new Set(options.keepImportMeta))],
+    banner: {
+      js: [
+        ...(options.banner ?? []),
+        // CommonJS packages in the bundle (yaml) require Node's own modules, which an ES module
+        // can only do through a require of its own.
+        'import { createRequire as __createRequire } from "node:module";',
+        "const require = __createRequire(import.meta.url);",
+      ].join("\n"),
+    },
+  });
+  const [output] = result.outputFiles;
+  if (output === undefined) throw new Error("esbuild wrote no output");
+  const inputs = Object.keys(result.metafile.inputs)
+    .filter((input) => input !== "<stdin>")
+    .map((input) => (isAbsolute(input) ? input : join(ROOT, input)));
+  return { code: output.contents, inputs };
 }
 
 /**
@@ -112,9 +143,10 @@ export async function buildCliBundle(
  * load with createRequire. In a bundle import.meta.url is the bundle's, in dist/, and all of those
  * would be missed. So every bundled module of ours gets its own source file's URL, path and folder
  * instead, and finds what it finds under tsx: the files are read where they are, so an edit to a
- * prompt shows without a rebuild. Two modules keep the bundle's: the start module, which checks
- * the bundle itself, and the entry, whose "am I the program?" check compares import.meta.url with
- * process.argv[1], which the start module sets to the bundle.
+ * prompt shows without a rebuild. The modules in `keep` keep the bundle's. In dist/ those are
+ * two: the start module, which checks the bundle itself, and the entry, whose "am I the program?"
+ * check compares import.meta.url with process.argv[1], which the start module sets to the bundle.
+ * A chapter's test bundle keeps none: it sets argv[1] to the entry's source instead.
  */
 function sourceImportMeta(keep: Set<string>): Plugin {
   return {
@@ -134,12 +166,13 @@ function sourceImportMeta(keep: Set<string>): Plugin {
   };
 }
 
-function writeAtomically(
+export function writeAtomically(
   file: string,
   data: string | Uint8Array,
   options: { mode?: number; mtime?: Date } = {},
 ): void {
-  const temporary = `${file}.${process.pid}.tmp`;
+  // Named by process and a random tag: two builds of one file, in two processes or one, never share it.
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   writeFileSync(temporary, data, { mode: options.mode ?? 0o644 });
   if (options.mtime !== undefined) utimesSync(temporary, options.mtime, options.mtime);
   renameSync(temporary, file);

@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { loadScript } from "../shared/src/offline-model/index.ts";
+import { chapterBundle } from "./lib/chapter-bundle.ts";
 import { ROOT } from "./lib/chapters.ts";
 
 export { ROOT };
@@ -121,9 +122,16 @@ export const READER_CLONE = "/home/you/build-a-coding-agent";
  * go to the same file descriptor). It runs in an empty scratch folder, so no `.env` can switch it
  * to a real model, with TMPDIR inside that folder, so the demo's scratch repositories go away with
  * it; their paths are shown as /tmp/... as on a reader's machine. Like `pnpm chapter N`, it starts
- * one Node with the tsx loader (the tsx command would start two).
+ * one Node with the tsx loader (the tsx command would start two); `bundled` starts the chapter's
+ * cached bundle instead (scripts/lib/chapter-bundle.ts), the same code at a fraction of the CPU,
+ * which test/site/outputs-fresh.test.ts does: it then also checks that the bundle prints what the
+ * reader's tsx run printed when the capture was written.
  */
-export async function runDemo(slug: string, demo: Demo): Promise<string> {
+export async function runDemo(
+  slug: string,
+  demo: Demo,
+  options: { bundled?: boolean } = {},
+): Promise<string> {
   const scratch = mkdtempSync(join(tmpdir(), "capture-"));
   const childTmp = join(scratch, "tmp");
   mkdirSync(childTmp);
@@ -132,9 +140,16 @@ export async function runDemo(slug: string, demo: Demo): Promise<string> {
   try {
     const env: NodeJS.ProcessEnv = { ...process.env, ...demo.env, NO_COLOR: "1", TMPDIR: childTmp };
     for (const name of MODEL_VARIABLES) delete env[name];
-    const chapterScript = join(ROOT, "scripts", "chapter.ts");
-    const args = [String(Number(slug.slice(0, 2))), ...(demo.args ?? [])];
-    const child = spawn(process.execPath, ["--import", TSX_LOADER, chapterScript, ...args], {
+    const args = options.bundled
+      ? [await chapterBundle(join(ROOT, "chapters", slug, "src", "main.ts")), ...(demo.args ?? [])]
+      : [
+          "--import",
+          TSX_LOADER,
+          join(ROOT, "scripts", "chapter.ts"),
+          String(Number(slug.slice(0, 2))),
+          ...(demo.args ?? []),
+        ];
+    const child = spawn(process.execPath, args, {
       cwd: scratch,
       env,
       stdio: ["pipe", log, log],

@@ -51,8 +51,16 @@ export function staleReason(bundle: string): string | undefined {
   if (manifest.entryPath === undefined) return "built by an older scripts/build-cli.ts";
   const entry = newestEntry(manifest.chaptersDir, manifest.entryPath);
   if (entry !== manifest.entry) return `the newest ${manifest.entryPath} is now ${entry}`;
-  const builtAt = statSync(bundle).mtimeMs;
-  for (const input of manifest.inputs) {
+  return changedInput(manifest.inputs, statSync(bundle).mtimeMs);
+}
+
+/**
+ * The first of a bundle's inputs that changed (or vanished) since `builtAt`, the time its build
+ * started, as a reason to rebuild; undefined when none did. Also decides for the chapters' test
+ * bundles (scripts/lib/chapter-bundle.ts).
+ */
+export function changedInput(inputs: string[], builtAt: number): string | undefined {
+  for (const input of inputs) {
     const changedAt = statSync(input, { throwIfNoEntry: false })?.mtimeMs;
     if (changedAt === undefined) return `${input} is gone`;
     if (changedAt > builtAt) return `${input} changed`;

@@ -19,6 +19,7 @@ import {
   SCRIPTED_DEMO_LABEL,
   startOfflineModel,
 } from "../../shared/src/offline-model/index.ts";
+import { chapterBundle } from "./chapter-bundle.ts";
 import type { Chapter } from "./chapters.ts";
 import type {
   GeneratedFile,
@@ -44,6 +45,15 @@ export interface DemoOptions {
   write?: (text: string) => void;
   /** Keep the scratch workspace, for a reader to look at (default: removed after the run). */
   keepWorkspace?: boolean;
+  /**
+   * Start the chapter's program from a cached bundle (scripts/lib/chapter-bundle.ts) instead of
+   * its source through tsx: the same code, rebuilt when a file changes, and a start several times
+   * cheaper. For test/demos, which starts chapters about a hundred times. Unset for `pnpm chapter
+   * N -- --demo` and scripts/capture-break-it.ts: what a reader runs (and the captures show) stays
+   * the source under tsx, where an edit shows at once; the test then also checks that the bundle
+   * prints what that run printed.
+   */
+  bundled?: boolean;
 }
 
 export async function runDemo(
@@ -121,8 +131,10 @@ export async function runDemo(
   try {
     const fill = (args: string[]) => args.map((arg) => arg.replaceAll("{workspace}", workspace));
     const endpoint = model && { baseURL: model.baseURL, model: model.model };
+    const program = await chapterProgram(target, scenario, options.bundled === true);
     let output = await runChapter(
       target,
+      program,
       fill(scenario.args ?? []),
       workspace,
       scenario,
@@ -131,7 +143,15 @@ export async function runDemo(
     );
     for (const command of scenario.then ?? []) {
       print(`\n$ pnpm chapter ${target.number} -- ${command.join(" ")}\n`);
-      output += await runChapter(target, fill(command), workspace, scenario, endpoint, print);
+      output += await runChapter(
+        target,
+        program,
+        fill(command),
+        workspace,
+        scenario,
+        endpoint,
+        print,
+      );
     }
     // Shown files count as output: what a scenario points at may be in the ledger, not the terminal.
     for (const path of await expandShown(workspace, scenario.show ?? [])) {
@@ -193,9 +213,28 @@ async function applyEdit(workspace: string, edit: ScenarioEdit): Promise<void> {
   await writeFile(path, text.replace(edit.find, edit.replace));
 }
 
+/**
+ * What Node is given to start the chapter's program: its source after the tsx loader, or the
+ * path of its bundle (which makes process.argv[1] the source's path, as tsx does).
+ */
+async function chapterProgram(
+  chapter: Chapter,
+  scenario: Scenario,
+  bundled: boolean,
+): Promise<string[]> {
+  const entry = join(
+    chapter.dir,
+    "src",
+    scenario.program === "apply-patch" ? "apply-patch-cli.ts" : "main.ts",
+  );
+  return bundled ? [await chapterBundle(entry)] : ["--import", TSX_LOADER, entry];
+}
+
 /** Runs the chapter's own program; returns what it printed (stdout and stderr, interleaved). */
 async function runChapter(
   chapter: Chapter,
+  /** Node's arguments that start the program (chapterProgram). */
+  program: string[],
   args: string[],
   workspace: string,
   scenario: Scenario,
@@ -203,20 +242,15 @@ async function runChapter(
   endpoint: { baseURL: string; model: string } | undefined,
   print: (text: string) => void,
 ): Promise<string> {
-  const program = scenario.program === "apply-patch" ? "apply-patch-cli.ts" : "main.ts";
-  const child = spawn(
-    process.execPath,
-    ["--import", TSX_LOADER, join(chapter.dir, "src", program), ...args],
-    {
-      cwd: workspace,
-      env: {
-        ...demoEnv(),
-        ...scenario.env,
-        ...(endpoint && { OPENAI_BASE_URL: endpoint.baseURL, AGENT_MODEL: endpoint.model }),
-      },
-      stdio: ["pipe", "pipe", "pipe"],
+  const child = spawn(process.execPath, [...program, ...args], {
+    cwd: workspace,
+    env: {
+      ...demoEnv(),
+      ...scenario.env,
+      ...(endpoint && { OPENAI_BASE_URL: endpoint.baseURL, AGENT_MODEL: endpoint.model }),
     },
-  );
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let output = "";
   let partial = ""; // a line not finished yet: crash reports are filtered by whole lines
   const withoutCrashDetails = crashDetailsFilter();

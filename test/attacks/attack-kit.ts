@@ -13,6 +13,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach } from "vitest";
+import { chapterBundle } from "../../scripts/lib/chapter-bundle.ts";
 import { newestChapterFile } from "../../scripts/lib/chapters.ts";
 
 export const SCALE = Math.max(1, Number(process.env.ATTACK_SCALE ?? "1"));
@@ -23,6 +24,15 @@ export const CHAPTER_DIR =
   path.dirname(path.dirname(newestChapterFile("src/apply-patch-cli.ts")!));
 
 export const CLI = path.join(CHAPTER_DIR, "src", "apply-patch-cli.ts");
+
+/**
+ * The attacked chapter's agent (its src/main.ts) as a cached bundle, to start with
+ * `node BUNDLE ARGS`: the same code as `node --import tsx main.ts`, argv[1] included, at a
+ * fraction of tsx's start-up (scripts/lib/chapter-bundle.ts).
+ */
+export function mainBundle(): Promise<string> {
+  return chapterBundle(path.join(CHAPTER_DIR, "src", "main.ts"));
+}
 
 /** One line of trials and failures: printed by `pnpm stress`, or with ATTACK_REPORT=1. */
 export function report(attack: string, line: string): void {

@@ -12,7 +12,15 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { CHAPTER_DIR, importChapter, report, SCALE, scratch, timeLimit } from "./attack-kit.ts";
+import {
+  CHAPTER_DIR,
+  importChapter,
+  mainBundle,
+  report,
+  SCALE,
+  scratch,
+  timeLimit,
+} from "./attack-kit.ts";
 
 const execFileAsync = promisify(execFile);
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
@@ -109,10 +117,10 @@ function resumeThenUndo(cwd: string, runId: string) {
 }
 
 /** `pnpm start -- undo` in `cwd`, as the user runs it: exit code and both streams. */
-function undoCli(cwd: string, runId?: string) {
+async function undoCli(cwd: string, runId?: string) {
   const result = spawnSync(
     process.execPath,
-    ["--import", TSX, path.join(CHAPTER_DIR, "src", "main.ts"), "undo", ...(runId ? [runId] : [])],
+    [await mainBundle(), "undo", ...(runId ? [runId] : [])],
     { cwd, encoding: "utf8", timeout: 30_000, env: { ...process.env, INIT_CWD: cwd } },
   );
   return { code: result.status, signal: result.signal, out: result.stdout, err: result.stderr };
@@ -196,7 +204,7 @@ describe("attack: damaged ledgers", () => {
     const cwd = await scratch("torn-tail");
     const { runId } = await goodRun(cwd);
     await appendFile(path.join(runs(cwd), `${runId}.jsonl`), '{"type":"run_und');
-    const undo = undoCli(cwd);
+    const undo = await undoCli(cwd);
     expect(undo.err).toBe("");
     expect(undo.out).toBe(`Undid run ${runId}: restored a.txt.\n`);
   });
@@ -233,7 +241,7 @@ describe("attack: kill -9 in the middle of a command", () => {
             timeout: 30_000,
           },
         );
-        const undo = undoCli(cwd, child.stdout.trim());
+        const undo = await undoCli(cwd, child.stdout.trim());
         const now = await readFile(path.join(cwd, "a.txt"), "utf8");
         if (child.signal === "SIGKILL" && undo.code === 0 && now === "old\n") held += 1;
         else
@@ -275,7 +283,7 @@ describe("attack: odd trees", () => {
               await rm(path.join(cwd, "src"), { recursive: true });
               await symlink(outside, path.join(cwd, "src"));
             });
-            const undo = undoCli(cwd);
+            const undo = await undoCli(cwd);
             return [
               undo.code !== 1 && `undo exited ${undo.code}`,
               /\n\s+at /.test(undo.err) && "undo printed a stack trace",

@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, expect, it } from "vitest";
-import { CHAPTER_DIR, importChapter, report, SCALE, scratch, timeLimit } from "./attack-kit.ts";
+import { importChapter, mainBundle, report, SCALE, scratch, timeLimit } from "./attack-kit.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SECRET = "OUTSIDE-SECRET-4f1c";
@@ -86,8 +86,8 @@ it(
     const prompts: string[] = [];
     const baseURL = await recordingModel(prompts);
     // The attacked chapter's main, as `pnpm start` runs the newest one.
-    const main = join(CHAPTER_DIR, "src", "main.ts");
-    const child = spawn(process.execPath, ["--import", "tsx", main, "--repo", workspace, "hi"], {
+    const main = await mainBundle();
+    const child = spawn(process.execPath, [main, "--repo", workspace, "hi"], {
       cwd: ROOT,
       env: {
         ...process.env,

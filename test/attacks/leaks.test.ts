@@ -15,7 +15,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CHAPTER_DIR, importChapter, report, scratch, SCALE, timeLimit } from "./attack-kit.ts";
+import { importChapter, mainBundle, report, scratch, SCALE, timeLimit } from "./attack-kit.ts";
 
 const IN_CI = process.env.CI === "true";
 const KEY = "sk-attack-test-not-a-real-key-0123456789";
@@ -186,9 +186,7 @@ globalThis.fetch = (input, init) => {
   return real(input, init);
 };\n`,
   );
-  const main = path.join(CHAPTER_DIR, "src", "main.ts");
-  const tsx = import.meta.resolve("tsx");
-  const child = spawn(process.execPath, ["--import", tsx, "--import", guard, main, "resume"], {
+  const child = spawn(process.execPath, ["--import", guard, await mainBundle(), "resume"], {
     cwd,
     env: {
       PATH: process.env.PATH!,

@@ -16,11 +16,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CHAPTER_DIR, importChapter, report, scratch, SCALE, timeLimit } from "./attack-kit.ts";
+import { importChapter, mainBundle, report, scratch, SCALE, timeLimit } from "./attack-kit.ts";
 
 const IN_CI = process.env.CI === "true";
 const KEY = "sk-attack-test-not-a-real-key-0000";
-const MAIN = path.join(CHAPTER_DIR, "src", "main.ts");
 
 interface SandboxModule {
   findSandbox(): Promise<{ name: string; wrap(argv: string[], cwd: string): string[] } | undefined>;
@@ -107,8 +106,7 @@ globalThis.fetch = (input, init) => {
   return real(input, init);
 };\n`,
   );
-  const tsx = import.meta.resolve("tsx");
-  const child = spawn(process.execPath, ["--import", tsx, "--import", guard, MAIN, ...args], {
+  const child = spawn(process.execPath, ["--import", guard, await mainBundle(), ...args], {
     cwd,
     env: {
       PATH: process.env.PATH!,

@@ -8,16 +8,14 @@
 // newest chapter or ATTACK_CHAPTER_DIR. Each trial sends the tricks in another order.
 import { spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { PassThrough } from "node:stream";
-import { pathToFileURL } from "node:url";
 import xterm from "@xterm/headless";
 import { startOfflineModel, type Script } from "../../shared/src/offline-model/index.ts";
 import { copyDemoRepo } from "../../shared/src/demo-repo.ts";
 import { rm } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { CHAPTER_DIR, importChapter, report, SCALE, timeLimit } from "./attack-kit.ts";
+import { importChapter, mainBundle, report, SCALE, timeLimit } from "./attack-kit.ts";
 
 const FAKE_QUESTION = "Run `pnpm test` in /tmp? [y/N] ";
 /** Every trick from the attack run, with what each must look like on the screen. */
@@ -224,22 +222,16 @@ describe("attack: terminal escapes in the model's text defeat the approval quest
   );
 });
 
-const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-
 /** Runs the chapter's main as `pnpm start` would, its stdout and stderr drawn on one screen. */
 async function runAgent(
   args: string[],
   env: Record<string, string>,
   screen: Screen,
 ): Promise<void> {
-  const child = spawn(
-    process.execPath,
-    ["--import", tsxLoader, path.join(CHAPTER_DIR, "src", "main.ts"), ...args],
-    {
-      env: { ...process.env, NO_COLOR: "1", INIT_CWD: undefined, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const child = spawn(process.execPath, [await mainBundle(), ...args], {
+    env: { ...process.env, NO_COLOR: "1", INIT_CWD: undefined, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   child.stdout.on("data", (chunk: Buffer) => screen.write(chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => screen.write(chunk.toString()));
   await new Promise((resolve) => child.on("close", resolve));

@@ -16,10 +16,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { copyDemoRepo } from "../../shared/src/demo-repo.ts";
 import { startOfflineModel, type Script } from "../../shared/src/offline-model/index.ts";
-import { CHAPTER_DIR, report, SCALE, scratch, timeLimit } from "./attack-kit.ts";
+import { mainBundle, report, SCALE, scratch, timeLimit } from "./attack-kit.ts";
 
-const MAIN = path.join(CHAPTER_DIR, "src", "main.ts");
-const TSX = import.meta.resolve("tsx");
 const KEY = "sk-attack-0123456789abcdefghijklmnop";
 const REDACTED = "[redacted: OPENAI_API_KEY]";
 // Every trial starts the agent as a process or two (a few seconds each): `pnpm stress` (scale 20)
@@ -62,7 +60,7 @@ async function runAgent(workspace: string, home: string, command: string, args: 
   try {
     const child = spawn(
       process.execPath,
-      ["--import", TSX, MAIN, ...args, "--repo", workspace, "check the project"],
+      [await mainBundle(), ...args, "--repo", workspace, "check the project"],
       {
         cwd: workspace,
         env: {

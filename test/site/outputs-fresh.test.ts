@@ -34,7 +34,7 @@ describe("captured demo outputs", () => {
     async (slug) => {
       const file = outputPath(slug);
       expect(existsSync(file), `${file} is missing. ${REFRESH}`).toBe(true);
-      const fresh = await runDemo(slug, DEMOS[slug] ?? {});
+      const fresh = await runDemo(slug, DEMOS[slug] ?? {}, { bundled: true });
       expect(normaliseOutput(readFileSync(file, "utf8")), `stale capture. ${REFRESH}`).toBe(
         normaliseOutput(fresh),
       );
