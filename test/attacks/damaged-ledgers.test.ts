@@ -37,8 +37,11 @@ interface Chapter {
     command: string,
     run: () => Promise<Outcome>,
     sandbox: string,
+    limits?: { maxFiles: number; maxTotalBytes: number; maxFileBytes: number },
   ): Promise<{ changes: { path: string; status: string }[]; notices?: string[] }>;
 }
+
+type Limits = Parameters<Chapter["trackCommand"]>[5];
 
 async function chapter(): Promise<Chapter> {
   const { RunLedger } = await importChapter<Pick<Chapter, "RunLedger">>("src/ledger/run-ledger.ts");
@@ -49,7 +52,7 @@ async function chapter(): Promise<Chapter> {
 }
 
 /** A run with one command that changed a.txt: the run undo should find, whatever else is there. */
-async function goodRun(cwd: string, work?: () => Promise<void>) {
+async function goodRun(cwd: string, work?: () => Promise<void>, limits?: Limits) {
   const { RunLedger, trackCommand } = await chapter();
   await writeFile(path.join(cwd, "a.txt"), "old\n");
   const ledger = await RunLedger.open(cwd, { task: "t", model: "m" });
@@ -64,6 +67,7 @@ async function goodRun(cwd: string, work?: () => Promise<void>) {
       return { ...ok, output: "" };
     },
     "none",
+    limits,
   );
   await ledger.finish("done");
   return { runId: ledger.runId, tracked };
@@ -304,11 +308,14 @@ describe("attack: odd trees", () => {
           kind: "5,010 junk files ahead of the change",
           run: async (cwd) => {
             await writeFile(path.join(cwd, "z.txt"), "old\n");
-            const { tracked } = await goodRun(cwd, async () => {
+            // At a cap of 5,000 files: filling the default's 50,000 would take a minute a trial.
+            const limits = { maxFiles: 5_000, maxTotalBytes: 50 << 20, maxFileBytes: 5 << 20 };
+            const work = async () => {
               await mkdir(path.join(cwd, "aaa"));
               for (let i = 0; i < 5_010; i += 1) await writeFile(path.join(cwd, "aaa", `${i}`), "");
               await writeFile(path.join(cwd, "z.txt"), "new\n");
-            });
+            };
+            const { tracked } = await goodRun(cwd, work, limits);
             return [
               !tracked.changes.some((c) => c.path === "z.txt") && "z.txt unrecorded",
               !(tracked.notices ?? []).some((n) => n.includes("files were not checked")) &&
