@@ -291,6 +291,57 @@ describe("attack: odd trees", () => {
           },
         },
         {
+          // The run's before.pack (what undo needs after a kill mid-command) is in .agent/, where a
+          // command can write: swapped for a link, the next append must not go through it.
+          kind: "before.pack replaced by a link to outside",
+          run: async (cwd, outside) => {
+            const { RunLedger, trackCommand } = await chapter();
+            const { undoRun } = await importChapter<{
+              undoRun(cwd: string, runId?: string): Promise<{ restored: string[] }>;
+            }>("src/ledger/undo.ts");
+            const victim = path.join(outside, "victim.txt");
+            await writeFile(victim, "the user's own file\n");
+            await writeFile(path.join(cwd, "a.txt"), "old\n");
+            const ledger = await RunLedger.open(cwd, { task: "t", model: "m" });
+            const pack = path.join(cwd, ".agent", "backups", ledger.runId, "before.pack");
+            const ok = {
+              exitCode: 0,
+              signal: null,
+              timedOut: false,
+              aborted: false,
+              durationMs: 1,
+            };
+            const command = (work: () => Promise<void>) =>
+              trackCommand(
+                ledger,
+                cwd,
+                "edit",
+                async () => (await work(), { ...ok, output: "" }),
+                "none",
+              );
+            await command(async () => {
+              await writeFile(path.join(cwd, "a.txt"), "new\n");
+              await rm(pack);
+              await symlink(victim, pack);
+            });
+            const second = await command(async () => {}).then(
+              () => "ran",
+              (error: Error) => error.message,
+            );
+            await ledger.finish("done");
+            const undone = await undoRun(cwd, ledger.runId).catch((error: Error) => error.message);
+            return [
+              !second.startsWith("The command was not run: backing up the workspace failed") &&
+                `the next command: ${second}`,
+              (await readFile(victim, "utf8")) !== "the user's own file\n" &&
+                "the victim was written through the link",
+              (typeof undone === "string" || undone.restored.join() !== "a.txt") &&
+                `undo: ${JSON.stringify(undone)}`,
+              (await readFile(path.join(cwd, "a.txt"), "utf8")) !== "old\n" && "a.txt not restored",
+            ].filter((x): x is string => typeof x === "string");
+          },
+        },
+        {
           kind: "change hidden by .gitignore",
           run: async (cwd) => {
             await mkdir(path.join(cwd, "src"));
