@@ -32,6 +32,7 @@ import { measureScaling } from "../bench/scaling.ts";
 import { measureSearch } from "../bench/search-bench.ts";
 import { measureStartup } from "../bench/startup.ts";
 import { measureTokens } from "../bench/tokens.ts";
+import { measureTracking } from "../bench/tracking.ts";
 import { buildCliBundle } from "./build-cli.ts";
 import { ROOT } from "./lib/chapters.ts";
 import { userArgs } from "./lib/run-chapter-module.ts";
@@ -46,6 +47,7 @@ const SECTIONS: Array<[string, Measure]> = [
   ["search", measureSearch],
   ["loop", measureLoop],
   ["tokens", measureTokens],
+  ["tracking", measureTracking],
 ];
 
 const USAGE = `usage: pnpm bench [-- OPTIONS]

@@ -45,8 +45,11 @@ interface Chapter {
     command: string,
     run: () => Promise<Outcome>,
     sandbox: string,
+    limits?: { maxFiles: number; maxTotalBytes: number; maxFileBytes: number },
   ): Promise<{ changes: { path: string; status: string }[]; notices?: string[] }>;
 }
+
+type Limits = Parameters<Chapter["trackCommand"]>[5];
 
 async function chapter(): Promise<Chapter> {
   const { RunLedger } = await importChapter<Pick<Chapter, "RunLedger">>("src/ledger/run-ledger.ts");
@@ -57,7 +60,7 @@ async function chapter(): Promise<Chapter> {
 }
 
 /** A run with one command that changed a.txt: the run undo should find, whatever else is there. */
-async function goodRun(cwd: string, work?: () => Promise<void>) {
+async function goodRun(cwd: string, work?: () => Promise<void>, limits?: Limits) {
   const { RunLedger, trackCommand } = await chapter();
   await writeFile(path.join(cwd, "a.txt"), "old\n");
   const ledger = await RunLedger.open(cwd, { task: "t", model: "m" });
@@ -72,6 +75,7 @@ async function goodRun(cwd: string, work?: () => Promise<void>) {
       return { ...ok, output: "" };
     },
     "none",
+    limits,
   );
   await ledger.finish("done");
   return { runId: ledger.runId, tracked };
@@ -295,6 +299,57 @@ describe("attack: odd trees", () => {
           },
         },
         {
+          // The run's before.pack (what undo needs after a kill mid-command) is in .agent/, where a
+          // command can write: swapped for a link, the next append must not go through it.
+          kind: "before.pack replaced by a link to outside",
+          run: async (cwd, outside) => {
+            const { RunLedger, trackCommand } = await chapter();
+            const { undoRun } = await importChapter<{
+              undoRun(cwd: string, runId?: string): Promise<{ restored: string[] }>;
+            }>("src/ledger/undo.ts");
+            const victim = path.join(outside, "victim.txt");
+            await writeFile(victim, "the user's own file\n");
+            await writeFile(path.join(cwd, "a.txt"), "old\n");
+            const ledger = await RunLedger.open(cwd, { task: "t", model: "m" });
+            const pack = path.join(cwd, ".agent", "backups", ledger.runId, "before.pack");
+            const ok = {
+              exitCode: 0,
+              signal: null,
+              timedOut: false,
+              aborted: false,
+              durationMs: 1,
+            };
+            const command = (work: () => Promise<void>) =>
+              trackCommand(
+                ledger,
+                cwd,
+                "edit",
+                async () => (await work(), { ...ok, output: "" }),
+                "none",
+              );
+            await command(async () => {
+              await writeFile(path.join(cwd, "a.txt"), "new\n");
+              await rm(pack);
+              await symlink(victim, pack);
+            });
+            const second = await command(async () => {}).then(
+              () => "ran",
+              (error: Error) => error.message,
+            );
+            await ledger.finish("done");
+            const undone = await undoRun(cwd, ledger.runId).catch((error: Error) => error.message);
+            return [
+              !second.startsWith("The command was not run: backing up the workspace failed") &&
+                `the next command: ${second}`,
+              (await readFile(victim, "utf8")) !== "the user's own file\n" &&
+                "the victim was written through the link",
+              (typeof undone === "string" || undone.restored.join() !== "a.txt") &&
+                `undo: ${JSON.stringify(undone)}`,
+              (await readFile(path.join(cwd, "a.txt"), "utf8")) !== "old\n" && "a.txt not restored",
+            ].filter((x): x is string => typeof x === "string");
+          },
+        },
+        {
           kind: "change hidden by .gitignore",
           run: async (cwd) => {
             await mkdir(path.join(cwd, "src"));
@@ -312,11 +367,14 @@ describe("attack: odd trees", () => {
           kind: "5,010 junk files ahead of the change",
           run: async (cwd) => {
             await writeFile(path.join(cwd, "z.txt"), "old\n");
-            const { tracked } = await goodRun(cwd, async () => {
+            // At a cap of 5,000 files: filling the default's 50,000 would take a minute a trial.
+            const limits = { maxFiles: 5_000, maxTotalBytes: 50 << 20, maxFileBytes: 5 << 20 };
+            const work = async () => {
               await mkdir(path.join(cwd, "aaa"));
               for (let i = 0; i < 5_010; i += 1) await writeFile(path.join(cwd, "aaa", `${i}`), "");
               await writeFile(path.join(cwd, "z.txt"), "new\n");
-            });
+            };
+            const { tracked } = await goodRun(cwd, work, limits);
             return [
               !tracked.changes.some((c) => c.path === "z.txt") && "z.txt unrecorded",
               !(tracked.notices ?? []).some((n) => n.includes("files were not checked")) &&

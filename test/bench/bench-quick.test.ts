@@ -88,6 +88,7 @@ describe("pnpm bench -- --quick", () => {
           "Search",
           "Loop",
           "Tokens",
+          "Tracking",
         ]),
       );
       for (const r of results.rows) expect(["PASS", "MISS", "info", "n/a"]).toContain(r.verdict);

@@ -6,11 +6,14 @@ import {
   compareSnapshots,
   snapshotWorkspace,
   SNAPSHOT_LIMITS,
+  type WorkspaceSnapshot,
 } from "../src/commands/workspace-snapshot.ts";
 import { useTempWorkspace } from "./tool-test-workspace.ts";
 
 const workspace = useTempWorkspace();
 const hashOf = (text: string) => createHash("sha256").update(text).digest("hex");
+const hashes = (snapshot: WorkspaceSnapshot) =>
+  new Map([...snapshot.files].map(([path, file]) => [path, file.hash]));
 
 async function put(relPath: string, text: string): Promise<void> {
   const target = path.join(workspace.root(), relPath);
@@ -29,7 +32,7 @@ describe("snapshotWorkspace", () => {
     await put(".agent/runs/r.jsonl", "{}\n");
 
     const snapshot = await snapshotWorkspace(workspace.root());
-    expect(snapshot.hashes).toEqual(
+    expect(hashes(snapshot)).toEqual(
       new Map([
         [".gitignore", hashOf("dist/\n*.log\n")],
         ["src/a.mjs", hashOf("a\n")],
@@ -43,7 +46,7 @@ describe("snapshotWorkspace", () => {
     await put(".ssh/id_rsa", "key\n");
     await put(".env.example", "API_KEY=\n");
     const snapshot = await snapshotWorkspace(workspace.root());
-    expect([...snapshot.hashes.keys()].sort()).toEqual([".env.example"]);
+    expect([...snapshot.files.keys()].sort()).toEqual([".env.example"]);
     expect(snapshot.skipped.size).toBe(0);
   });
 
@@ -53,14 +56,14 @@ describe("snapshotWorkspace", () => {
     const limits = { ...SNAPSHOT_LIMITS, maxFiles: 3, maxFileBytes: 50 };
 
     const snapshot = await snapshotWorkspace(workspace.root(), limits);
-    expect([...snapshot.hashes.keys()]).toEqual(["a.txt", "b.txt", "c.txt"]);
+    expect([...snapshot.files.keys()]).toEqual(["a.txt", "b.txt", "c.txt"]);
     expect([...snapshot.skipped]).toEqual(["big.bin", "d.txt"]);
 
     const byTotal = await snapshotWorkspace(workspace.root(), {
       ...SNAPSHOT_LIMITS,
       maxTotalBytes: 5,
     });
-    expect([...byTotal.hashes.keys()]).toEqual(["a.txt", "b.txt"]);
+    expect([...byTotal.files.keys()]).toEqual(["a.txt", "b.txt"]);
     expect(byTotal.skipped.size).toBe(3);
   });
 });

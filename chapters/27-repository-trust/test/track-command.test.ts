@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import {
   chmod,
   mkdir,
@@ -14,11 +15,13 @@ import {
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CommandOutcome } from "../src/commands/run-command.ts";
 import { trackCommand } from "../src/commands/track-command.ts";
+import { SNAPSHOT_LIMITS } from "../src/commands/workspace-snapshot.ts";
 import { RunLedger } from "../src/ledger/run-ledger.ts";
 import { undoRun, UndoRefusedError } from "../src/ledger/undo.ts";
 import { applyPatchTool } from "../src/tools/apply-patch-tool.ts";
@@ -344,11 +347,14 @@ describe("trackCommand on odd trees", () => {
   it("still sees a tracked file's change behind 5,000 new junk files, and names what it skipped", async () => {
     await put("z.txt", "old\n");
     const ledger = await openLedger();
-    const tracked = await edit(ledger, "junk", async () => {
+    const work = fakeCommand(async () => {
       await mkdir(at("aaa"));
       for (let i = 0; i < 5_010; i += 1) await writeFile(at(`aaa/${i}.txt`), "");
       await put("z.txt", "new\n");
     });
+    // At a cap of 5,000 files: the default's 50,000 would take a minute to fill here.
+    const limits = { ...SNAPSHOT_LIMITS, maxFiles: 5_000 };
+    const tracked = await trackCommand(ledger, workspace.root(), "junk", work, "none", limits);
     expect(tracked.changes.filter((c) => c.path === "z.txt")).toHaveLength(1);
     expect(tracked.notices[0]).toMatch(
       /^\d+ files were not checked \(past the snapshot's caps, or unreadable\): what this command did to them is not recorded, and undo cannot reverse it: aaa\/\S+, .* … and \d+ more\.$/,
@@ -391,6 +397,65 @@ describe("trackCommand on odd trees", () => {
     await undoRun(workspace.root());
     expect((await stat(at("run.sh"))).mode & 0o7777).toBe(0o755);
   });
+});
+
+describe("trackCommand in a workspace of 20,000 files", () => {
+  const names = Array.from(
+    { length: 20_000 },
+    (_, i) => `pkg-${Math.floor(i / 1_000)}/mod-${Math.floor(i / 50)}/file-${i}.ts`,
+  );
+  const text = (i: number) => `export const value${i} = ${i};\n`;
+
+  it("records what a command changed, created and deleted, and undo puts back exactly that", async () => {
+    for (const [i, name] of names.entries()) {
+      if (i % 50 === 0) mkdirSync(path.dirname(at(name)), { recursive: true });
+      writeFileSync(at(name), text(i));
+    }
+    // Older than the stat cache's settling time, so that its stat alone vouches for a file.
+    await sleep(3_100);
+    const ledger = await openLedger();
+    const edit = (name: string, work: () => Promise<void>) =>
+      trackCommand(ledger, workspace.root(), name, fakeCommand(work), "none");
+    expect(await edit("npm test", async () => {})).toMatchObject({
+      changes: [],
+      skipped: 0,
+      notices: [],
+    });
+    const [same, changed, gone1, gone2] = [names[7]!, names[12_345]!, names[100]!, names[19_999]!];
+    const stamp = path.join(await mkdtemp(path.join(tmpdir(), "stamp-")), "stamp");
+    await execFileAsync("touch", ["-r", at(same), stamp]);
+    const tracked = await edit("node rewrite.mjs", async () => {
+      // The same size, its mtime set back to the nanosecond: only the ctime, which no process can
+      // set, tells.
+      await writeFile(at(same), text(7).replace("7 = 7", "7 = 8"));
+      await execFileAsync("touch", ["-r", stamp, at(same)]);
+      await writeFile(at(changed), "export const changed = true;\n");
+      await rm(at(gone1));
+      await rm(at(gone2));
+      await put("pkg-3/added.ts", "new\n");
+      await put("zzz/added.ts", "new too\n");
+    });
+    expect(tracked.changes.map((c) => `${c.status} ${c.path}`)).toEqual([
+      `changed ${same}`,
+      `deleted ${gone1}`,
+      `changed ${changed}`,
+      `deleted ${gone2}`,
+      "created pkg-3/added.ts",
+      "created zzz/added.ts",
+    ]);
+    expect(tracked).toMatchObject({ skipped: 0, notices: [] });
+    await ledger.finish("done");
+
+    const result = await undoRun(workspace.root(), ledger.runId);
+    expect(result).toMatchObject({
+      restored: [same, gone1, changed, gone2],
+      removed: ["pkg-3/added.ts", "zzz/added.ts"],
+    });
+    const wrong = names.filter((name, i) => readFileSync(at(name), "utf8") !== text(i));
+    expect(wrong).toEqual([]);
+    await expect(onDisk("zzz/added.ts")).rejects.toThrow(/ENOENT/);
+    await rm(path.dirname(stamp), { recursive: true });
+  }, 180_000);
 });
 
 const disk = smallDisk();

@@ -1,6 +1,8 @@
-import { lstat, readFile, stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, posix } from "node:path";
 import { z } from "zod";
+import { readPack } from "../commands/command-backups.ts";
+import { linkOnTheWay } from "../commands/workspace-snapshot.ts";
 import { agentFolder } from "../fs/agent-folder.ts";
 import { commitWrite, deleteFile, stageWrite } from "../fs/atomic-write.ts";
 import { MANIFEST_NAME } from "../patch/backups.ts";
@@ -39,6 +41,7 @@ interface FileChange {
   mode?: number; // its permission bits before the run, when a command recorded them
   // A command that may have changed it never finished (the harness was killed mid-command).
   unfinished?: boolean;
+  bytes?: Buffer; // the original bytes, when they came from the command's before.pack
 }
 
 type Plan = { change: FileChange; action: "restore" | "remove" | "skip"; bytes?: Buffer };
@@ -47,7 +50,8 @@ type Plan = { change: FileChange; action: "restore" | "remove" | "skip"; bytes?:
 const Hash = z.string().nullable();
 const Entry = z.object({ path: z.string(), previous_sha256: Hash, backup: Hash, sha256: Hash });
 const Mode = z.int().transform((m) => m & 0o777); // permission bits: never setuid, setgid, sticky
-const Moded = Entry.extend({ mode: Mode.optional() }); // a command's entry records the mode
+// A command's entry records the mode; one read from before.pack comes with its bytes.
+const Moded = Entry.extend({ mode: Mode.optional(), bytes: z.instanceof(Buffer).optional() });
 const Group = z.object({ files: z.array(Moded), unfinished: z.string().optional() });
 const Manifest = z.object({ patches: z.array(Group) });
 
@@ -147,6 +151,14 @@ async function readChanges(cwd: string, runId: string, leftOut: string[]): Promi
     );
   }
   const byPath = new Map<string, FileChange>();
+  // A command killed mid-way may have changed any file it found: its before.pack has them all.
+  const damagedPack = "Left out what a killed command changed: its before.pack is damaged.";
+  for (const group of parsed.data.patches.filter((group) => group.unfinished)) {
+    const packed = await readPack(dirname(manifestPath), group.unfinished!)
+      .then((files) => files.map((file) => Moded.parse(file)))
+      .catch(() => void leftOut.push(damagedPack));
+    group.files.push(...(packed ?? []));
+  }
   const records = parsed.data.patches.flatMap((group) => group.files.map((r) => ({ ...r, group })));
   for (const record of records) {
     const path = safeRelative(record, manifestPath);
@@ -164,6 +176,7 @@ async function readChanges(cwd: string, runId: string, leftOut: string[]): Promi
         backup: record.backup,
         final: record.sha256,
         mode: record.mode,
+        bytes: record.bytes,
       });
     if (record.group.unfinished) byPath.get(path)!.unfinished = true;
   }
@@ -219,7 +232,8 @@ async function planFile(cwd: string, runId: string, change: FileChange): Promise
 
   const backupPath = join(cwd, ".agent", "backups", runId, ...(change.backup ?? "").split("/"));
   const bytes =
-    change.backup === null ? undefined : await readFile(backupPath).catch(() => undefined);
+    change.bytes ??
+    (change.backup === null ? undefined : await readFile(backupPath).catch(() => undefined));
   if (!bytes || sha256(bytes) !== change.original) {
     return `${change.path}: its backup ${backupPath} is missing or does not hold the old bytes (sha256 ${change.original}).`;
   }
@@ -232,18 +246,6 @@ function conflictLine(change: FileChange, current: string | null): string {
   if (change.final === null)
     return `${change.path}: the run deleted it, but it exists again (sha256 ${current}).`;
   return `${change.path}: the run left sha256 ${change.final}, it is now ${current}.`;
-}
-
-// The first part of `path` that is a link, if any (a missing part ends the check: no link).
-async function linkOnTheWay(root: string, path: string): Promise<string | undefined> {
-  const parts = path.split("/");
-  for (let i = 1; i <= parts.length; i += 1) {
-    const part = parts.slice(0, i).join("/");
-    const stats = await lstat(join(root, part)).catch(() => undefined);
-    if (stats === undefined) return undefined;
-    if (stats.isSymbolicLink()) return part;
-  }
-  return undefined;
 }
 
 // A restored file keeps the permissions it has now (an executable script stays executable).

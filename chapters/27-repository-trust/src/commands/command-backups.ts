@@ -1,95 +1,98 @@
+import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync } from "node:fs";
+import { openSync, writeSync } from "node:fs";
+import path from "node:path";
+import { inside, makeFolder } from "../fs/opened-folder.ts";
+import { readRegularFile } from "../fs/read-regular-file.ts";
 import { backUpFile, recordInManifest, type BackupRecord } from "../patch/backups.ts";
-import {
-  snapshotWorkspace,
-  type FileChange,
-  type WorkspaceSnapshot,
-} from "./workspace-snapshot.ts";
+import type { FileChange, WorkspaceSnapshot } from "./workspace-snapshot.ts";
 
-/**
- * Undo for commands. A patch names its files before it writes them; a command does not, and what it
- * will write cannot be known in advance. So every file of the snapshot is backed up before each
- * command, into the run's backup folder. The cost is visible: the first command of a run copies up
- * to SNAPSHOT_LIMITS.maxTotalBytes into .agent/backups/; later commands find most backups there
- * already (backUpFile keeps the first one, the bytes from before the run). A file past the caps is
- * neither hashed nor backed up: undo cannot restore what a command did to it.
- */
-export interface BackedUpSnapshot extends WorkspaceSnapshot {
-  /** Workspace-relative path → the backup's path inside the backup folder. */
-  backups: Map<string, string>;
-  /** Workspace-relative path → its permission bits, so undo brings a deleted script back executable. */
-  modes: Map<string, number>;
-}
-
-// Hashes the workspace and backs up each file it hashed (the same bytes). A full disk stops
-// here: a command undo could not reverse is not run. A file that cannot be backed up for
-// another reason (its backup's longer path is over the system's limit) is skipped instead.
-export async function snapshotWithBackups(
-  root: string,
-  backupDir: string,
-  tracked: Iterable<string> = [],
-): Promise<BackedUpSnapshot> {
-  const backups = new Map<string, string>();
-  const modes = new Map<string, number>();
-  const failed = new Map<string, string>();
-  const snapshot = await snapshotWorkspace(
-    root,
-    undefined,
-    async (relative, bytes, mode) => {
-      modes.set(relative, mode);
-      await backUpFile(backupDir, relative, bytes).then(
-        (backup) => backups.set(relative, backup),
-        (error: NodeJS.ErrnoException) => {
-          if (error.code === "ENOSPC" || error.code === "EDQUOT") throw error;
-          failed.set(relative, error.code ?? error.message);
-        },
-      );
-    },
-    tracked,
-  );
-  for (const [relative, code] of failed) {
-    snapshot.hashes.delete(relative);
-    snapshot.skipped.add(relative);
-    snapshot.problems.push(`${relative}: could not be backed up (${code})`);
-  }
-  return { ...snapshot, backups, modes };
-}
-
-/**
- * Appends a command's changes to the run's manifest, in the format undo reads: previous hash and
- * backup for a changed or deleted file, previous null for a created one (undo removes it). Undo
- * restores only files whose hash is still the command's, so it never overwrites an edit made since.
- */
+// Undo for commands. A patch names its files before it writes them; a command cannot. So once it
+// has run, what it changed or deleted is backed up from the bytes its first snapshot holds, in
+// place of its unfinished group in the manifest; a created file has none (undo removes it).
 export async function recordCommandBackups(
-  backupDir: string,
-  runId: string,
-  before: BackedUpSnapshot,
+  backupDir: string, // .agent/backups/<run id>
+  before: WorkspaceSnapshot,
   changes: readonly FileChange[],
   unfinished: string,
 ): Promise<void> {
-  const records: BackupRecord[] = changes.map((change) => ({
-    path: change.path,
-    previous_sha256: change.before,
-    backup: change.before === null ? null : (before.backups.get(change.path) ?? null),
-    sha256: change.after,
-    mode: before.modes.get(change.path),
-  }));
-  await recordInManifest(backupDir, runId, records, { replaces: unfinished });
+  const records: BackupRecord[] = [];
+  for (const { path, before: previous, after } of changes) {
+    const file = before.files.get(path); // with its mode: a deleted script comes back executable
+    const backup = file ? await backUpFile(backupDir, path, file.bytes) : null;
+    records.push({ path, previous_sha256: previous, backup, sha256: after, mode: file?.mode });
+  }
+  await recordInManifest(backupDir, path.basename(backupDir), records, { replaces: unfinished });
 }
 
-// Before the command runs: every file backed up, as unchanged so far, in a group marked
-// `unfinished`. Should the harness be killed mid-command, undo finds the backups through it.
-export async function recordUnfinished(
+// Undo after a kill mid-command, which loses the snapshot's bytes. Before each command, what is not
+// on disk yet goes into one file per run: a JSON line naming the command (as its unfinished group
+// does) and its files (path, hash, mode, size; a path alone: no longer tracked), then their bytes.
+// The files up to a command's, the last per path winning, are the workspace before it: the first
+// command writes all, later ones what differs from `packed`. One flush, before the manifest names
+// the command.
+export const PACK_NAME = "before.pack";
+// O_NOFOLLOW: a link a command planted there is not written through.
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+
+type PackedFile = { path: string; sha256?: string; mode?: number; size?: number };
+type PackLine = { before: unknown; files: PackedFile[] };
+
+export async function packBefore(
   backupDir: string,
-  runId: string,
-  before: BackedUpSnapshot,
-  key: string,
+  before: WorkspaceSnapshot,
+  packed: WorkspaceSnapshot | undefined,
+  command: string,
 ): Promise<void> {
-  const records: BackupRecord[] = [...before.hashes].map(([path, hash]) => ({
-    path,
-    previous_sha256: hash,
-    backup: before.backups.get(path) ?? null,
-    sha256: hash,
-    mode: before.modes.get(path),
-  }));
-  await recordInManifest(backupDir, runId, records, { unfinished: key });
+  const [files, parts]: [PackedFile[], Buffer[]] = [[], []];
+  for (const [path, { hash, mode, bytes }] of before.files) {
+    const old = packed?.files.get(path);
+    if (old?.hash === hash && old.mode === mode) continue;
+    files.push({ path, sha256: hash, mode, size: bytes.length });
+    parts.push(bytes);
+  }
+  for (const path of packed?.files.keys() ?? []) if (!before.files.has(path)) files.push({ path });
+  parts.unshift(Buffer.from(`${JSON.stringify({ before: command, files })}\n`));
+  const { folder } = await makeFolder(backupDir);
+  try {
+    appendWhole(inside(folder, PACK_NAME), parts);
+  } finally {
+    await folder.handle.close();
+  }
+  await recordInManifest(backupDir, path.basename(backupDir), [], { unfinished: command });
+}
+
+// A full disk leaves part of an entry: it is cut off, or the next one would be misread.
+function appendWhole(file: string, parts: Buffer[]): void {
+  const [fd, bytes] = [openSync(file, APPEND, 0o600), Buffer.concat(parts)];
+  const { size } = fstatSync(fd);
+  try {
+    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
+    fdatasyncSync(fd);
+  } catch (error) {
+    ftruncateSync(fd, size);
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// The records undo needs after `command` was killed, with their bytes; undo checks them as it checks
+// the manifest's. Throws if the pack is damaged or no file (a command could leave a FIFO there).
+export async function readPack(backupDir: string, command: string) {
+  const { bytes: pack } = await readRegularFile(path.join(backupDir, PACK_NAME));
+  if (pack === null) throw new Error(`${PACK_NAME} is not a regular file`);
+  const found = new Map<unknown, BackupRecord & { bytes: Buffer }>();
+  const backup = PACK_NAME;
+  for (let at = 0, end = pack.indexOf(10); end >= 0; end = pack.indexOf(10, at)) {
+    const line = JSON.parse(pack.toString("utf8", at, end)) as PackLine;
+    at = end + 1;
+    for (const { path, sha256, mode, size = 0 } of line.files) {
+      const bytes = pack.subarray(at, (at += size));
+      if (bytes.length !== size) throw new Error(`${PACK_NAME} ends within ${path}`);
+      if (sha256 === undefined) found.delete(path);
+      else found.set(path, { path, previous_sha256: sha256, backup, sha256, mode, bytes });
+    }
+    if (line.before === command) return [...found.values()];
+  }
+  throw new Error(`${PACK_NAME} ends before command ${command}`);
 }
