@@ -7,7 +7,7 @@ import { chapterHeaderPlugin } from "./chapter-header.ts";
 import { writeCodeArchives } from "./code-archive.ts";
 import { codeFragmentsDevPlugin, writeCodeFragments } from "./code-files.ts";
 import { diagramPlugin } from "./diagrams.ts";
-import { highlightOnce, highlightStats } from "./highlight-once.ts";
+import { highlightCounts, highlightOnce } from "./highlight-once.ts";
 
 const chapters = listSiteChapters();
 // Before any page is rendered: the pages include these files with `<<< @/generated/NN.diff`.
@@ -59,8 +59,8 @@ export default defineConfig({
     const fragments = await writeCodeFragments(siteConfig);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.log(`  ${archives} code archives and ${fragments} highlighted files in ${seconds} s`);
-    const { asked, highlighted } = highlightStats;
-    console.log(`  ${highlighted} distinct code blocks highlighted for ${asked} asked`);
+    const { asked, distinct } = highlightCounts();
+    console.log(`  ${distinct} distinct code blocks highlighted for ${asked} asked`);
   },
   // A chapter page carries its whole diff, so its chunk is large by design; no warning for that.
   vite: {
